@@ -1,0 +1,1 @@
+"""deck: Markdown lessons with executed Python cells → reveal.js decks, PDF slides, handouts."""

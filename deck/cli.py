@@ -1,0 +1,72 @@
+"""Command line: `python build.py [LESSON ...] [options]`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from deck.errors import DeckError
+from deck.pipeline import Options, build
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="build.py",
+        description="Build lessons into reveal.js decks, PDF slides and handouts.",
+    )
+    p.add_argument("lessons", nargs="*", metavar="LESSON", help="lessons to build (default: all)")
+    p.add_argument("--content", type=Path, default=Path("content"), help="lessons folder")
+    p.add_argument("--out", type=Path, default=Path("dist"), help="output folder")
+    p.add_argument("--figures", type=Path, default=Path("figures"), help="figures folder")
+    p.add_argument("--cache", type=Path, default=Path(".cache"), help=argparse.SUPPRESS)
+    p.add_argument("--no-pdf", action="store_true", help="skip slides.pdf and handout.pdf")
+    p.add_argument("--force", action="store_true", help="re-run every cell, ignoring the cache")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                   help="sections executed in parallel (default: CPU count)")
+    level = p.add_mutually_exclusive_group()
+    level.add_argument("-q", "--quiet", action="store_true", help="only print errors")
+    level.add_argument("-v", "--verbose", action="store_true", help="show cell stderr")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    if args.jobs < 1:
+        p.error("--jobs must be at least 1")
+    if not args.content.is_dir():
+        p.error(f"content folder {args.content} does not exist")
+    names = args.lessons or sorted(
+        d.name for d in args.content.iterdir() if d.is_dir() and not d.name.startswith((".", "_"))
+    )
+    missing = [n for n in names if not (args.content / n).is_dir()]
+    if missing:
+        p.error(f"no lesson folder {', '.join(str(args.content / n) for n in missing)}")
+    if not names:
+        p.error(f"no lessons in {args.content}")
+
+    def log(message: str) -> None:
+        if not args.quiet:
+            print(message, file=sys.stderr, flush=True)
+
+    options = Options(
+        content=args.content,
+        out=args.out,
+        figures=args.figures,
+        cache=args.cache,
+        pdf=not args.no_pdf,
+        force=args.force,
+        jobs=args.jobs,
+        verbose=args.verbose,
+    )
+    try:
+        build(names, options, log)
+    except DeckError as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        n = len(exc.diagnostics)
+        print(f"build failed: {n} error{'s' if n != 1 else ''}; dist/ left as it was", file=sys.stderr)
+        return 1
+    return 0

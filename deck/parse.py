@@ -1,0 +1,423 @@
+"""Line scanner: lesson folder and section files → `Lesson` with every block's file:line.
+
+Parsing never executes anything. Problems are collected as diagnostics so that one build
+reports all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from deck.errors import DeckError, Diagnostic
+from deck.model import (
+    Block,
+    Cell,
+    Choice,
+    Code,
+    Column,
+    Columns,
+    Div,
+    InlineExpr,
+    Lesson,
+    Loc,
+    Notes,
+    Pause,
+    Prose,
+    Quiz,
+    Section,
+    Slide,
+    placeholder,
+)
+
+CELL_OPTIONS = {"label", "echo", "output", "include", "fig-cap", "fig-alt", "timeout"}
+BOOL_OPTIONS = {"echo", "output", "include"}
+SECTION_FILE = re.compile(r"^\d+[-_].*\.md$")
+FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
+DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
+DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$")
+HEADING_ATTRS = re.compile(r"^(.*?)\s*\{([^{}]*)\}$")
+INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
+ATTR_TOKEN = re.compile(r"""\s*(?:\.([\w-]+)|#([\w-]+)|([\w-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))""")
+LABEL = re.compile(r"^[A-Za-z0-9][\w-]*$")
+CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
+PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
+
+
+def parse_attrs(text: str) -> tuple[tuple[str, ...], dict[str, str]] | None:
+    """`.a .b #id key="v"` → (classes, attrs); None when the syntax is not understood."""
+    classes: list[str] = []
+    attrs: dict[str, str] = {}
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = ATTR_TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            return None
+        cls, ident, key = m.group(1), m.group(2), m.group(3)
+        if cls:
+            classes.append(cls)
+        elif ident:
+            attrs["id"] = ident
+        else:
+            value = next(v for v in (m.group(4), m.group(5), m.group(6)) if v is not None)
+            attrs[key] = value
+        pos = m.end()
+    return tuple(classes), attrs
+
+
+@dataclass
+class _Scanner:
+    """Walks one section file's lines. Holds only parse state; the result is immutable."""
+
+    rel: str
+    lines: list[str]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    inlines: list[InlineExpr] = field(default_factory=list)
+    pos: int = 0
+
+    def loc(self, index: int) -> Loc:
+        return Loc(self.rel, index + 1)
+
+    def error(self, index: int, code: str, message: str) -> None:
+        self.diagnostics.append(Diagnostic(self.loc(index), code, message))
+
+    def inline(self, text: str, index: int) -> str:
+        """Replace `{python} expr` spans by placeholders and record the expressions."""
+
+        def sub(m: re.Match[str]) -> str:
+            expr = InlineExpr(len(self.inlines), m.group(1), self.loc(index))
+            self.inlines.append(expr)
+            return placeholder(expr.index)
+
+        return INLINE.sub(sub, text)
+
+    # ---- blocks -------------------------------------------------------------------------
+
+    def blocks(self, top: bool) -> tuple[list[Block], bool]:
+        """Read blocks until a slide break (top level) or the closing `:::` (inside a div).
+
+        Returns the blocks and whether a closing `:::` ended them.
+        """
+        out: list[Block] = []
+        prose: list[tuple[int, str]] = []
+
+        def flush() -> None:
+            while prose and not prose[-1][1].strip():
+                prose.pop()
+            first = next((k for k, (_, t) in enumerate(prose) if t.strip()), None)
+            if first is not None:
+                start = prose[first][0]
+                text = "\n".join(self.inline(t, i) for i, t in prose[first:])
+                out.append(Prose(text, self.loc(start)))
+            prose.clear()
+
+        while self.pos < len(self.lines):
+            i, line = self.pos, self.lines[self.pos]
+            if top and (HEADING.match(line) or self.is_rule(i)):
+                break
+            if DIV_CLOSE.match(line):
+                if top:
+                    self.error(i, "parse", "`:::` closes no open block")
+                    self.pos += 1
+                    continue
+                flush()
+                self.pos += 1
+                return out, True
+            if FENCE_OPEN.match(line):
+                flush()
+                block = self.fence()
+                if block is not None:
+                    out.append(block)
+                continue
+            if DIV_OPEN.match(line):
+                flush()
+                block = self.div()
+                if block is not None:
+                    out.append(block)
+                continue
+            if PAUSE.match(line):
+                flush()
+                out.append(Pause(self.loc(i)))
+                self.pos += 1
+                continue
+            prose.append((i, line))
+            self.pos += 1
+        flush()
+        return out, False
+
+    def is_rule(self, i: int) -> bool:
+        """A `---` line after a blank line (or at the start) starts an untitled slide."""
+        return self.lines[i].strip() == "---" and (i == 0 or not self.lines[i - 1].strip())
+
+    def fence(self) -> Block | None:
+        start = self.pos
+        m = FENCE_OPEN.match(self.lines[start])
+        assert m
+        marker, info = m.group(1), m.group(2)
+        end = start + 1
+        closing = re.compile("^" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}\s*$")
+        while end < len(self.lines) and not closing.match(self.lines[end]):
+            end += 1
+        if end >= len(self.lines):
+            self.error(start, "parse", f"code fence {marker} is never closed")
+            self.pos = len(self.lines)
+            return None
+        self.pos = end + 1
+        body = self.lines[start + 1 : end]
+        if info.startswith("{"):
+            engine = info[1:-1].strip()
+            if engine != "python":
+                self.error(start, "parse", f"unknown cell engine {{{engine}}}; use {{python}}")
+                return None
+            return self.cell(start, body)
+        return Code(info, "\n".join(body), self.loc(start))
+
+    def cell(self, start: int, body: list[str]) -> Cell | None:
+        options: dict[str, Any] = {}
+        k = 0
+        ok = True
+        while k < len(body) and body[k].startswith("#|"):
+            index = start + 1 + k
+            try:
+                parsed = yaml.safe_load(body[k][2:])
+            except yaml.YAMLError:
+                parsed = None
+            if not isinstance(parsed, dict) or len(parsed) != 1:
+                self.error(index, "option", "cell option must read `#| key: value`")
+                ok = False
+            else:
+                (key, value), = parsed.items()
+                problem = self.option_problem(str(key), value)
+                if problem:
+                    self.error(index, "option", problem)
+                    ok = False
+                options[str(key)] = value
+            k += 1
+        if not ok:
+            return None
+        return Cell("\n".join(body[k:]), options, self.loc(start), start + 2 + k)
+
+    @staticmethod
+    def option_problem(key: str, value: Any) -> str | None:
+        if key not in CELL_OPTIONS:
+            known = ", ".join(sorted(CELL_OPTIONS))
+            return f"unknown cell option `{key}` (known: {known})"
+        if key in BOOL_OPTIONS and not isinstance(value, bool):
+            return f"cell option `{key}` must be true or false"
+        if key == "timeout" and (isinstance(value, bool) or not isinstance(value, int | float)):
+            return "cell option `timeout` must be a number of seconds"
+        if key == "timeout" and value <= 0:
+            return "cell option `timeout` must be positive"
+        if key == "label" and not (isinstance(value, str) and LABEL.match(value)):
+            return "cell option `label` must be a name of letters, digits, - and _"
+        if key in ("fig-cap", "fig-alt") and not isinstance(value, str):
+            return f"cell option `{key}` must be text"
+        return None
+
+    def div(self) -> Block | None:
+        start = self.pos
+        m = DIV_OPEN.match(self.lines[start])
+        assert m
+        spec = m.group(2)
+        if spec.startswith("{") and spec.endswith("}"):
+            parsed = parse_attrs(spec[1:-1])
+        elif re.fullmatch(r"[\w-]+", spec):
+            parsed = ((spec,), {})
+        else:
+            parsed = None
+        self.pos += 1
+        if parsed is None:
+            self.error(start, "attr", f"cannot read block attributes `{spec}`")
+            classes: tuple[str, ...] = ()
+            attrs: dict[str, str] = {}
+        else:
+            classes, attrs = parsed
+        if "quiz" in classes:
+            return self.quiz(start, attrs)
+        blocks, closed = self.blocks(top=False)
+        if not closed:
+            self.error(start, "parse", f"`{m.group(1)} {spec}` is never closed by `:::`")
+            return None
+        loc = self.loc(start)
+        if "notes" in classes:
+            return Notes(self.block_text(blocks, start), loc)
+        if "columns" in classes:
+            columns = []
+            for block in blocks:
+                if isinstance(block, Div) and "column" in block.classes:
+                    columns.append(Column(block.attrs.get("width"), block.blocks, block.loc))
+                else:
+                    self.error(block.loc.line - 1, "parse", "only `::: column` may stand in columns")
+            return Columns(tuple(columns), loc)
+        return Div(classes, attrs, tuple(blocks), loc)
+
+    def block_text(self, blocks: list[Block], start: int) -> str:
+        """Notes and explanations hold Markdown prose only."""
+        texts = []
+        for block in blocks:
+            if isinstance(block, Prose):
+                texts.append(block.text)
+            elif isinstance(block, Code):
+                texts.append(f"```{block.lang}\n{block.text}\n```")
+            else:
+                self.error(block.loc.line - 1, "parse", "only prose may stand in notes")
+        return "\n\n".join(texts)
+
+    def quiz(self, start: int, attrs: dict[str, str]) -> Quiz | None:
+        question: list[str] = []
+        choices: list[tuple[int, list[str], bool]] = []
+        explanation = ""
+        while self.pos < len(self.lines):
+            i, line = self.pos, self.lines[self.pos]
+            if DIV_CLOSE.match(line):
+                self.pos += 1
+                break
+            m = DIV_OPEN.match(line)
+            if m and m.group(2) in ("explain", "{.explain}"):
+                self.pos += 1
+                blocks, closed = self.blocks(top=False)
+                if not closed:
+                    self.error(i, "parse", "`::: explain` is never closed by `:::`")
+                    return None
+                explanation = self.block_text(blocks, i)
+                continue
+            c = CHOICE.match(line)
+            if c:
+                choices.append((i, [self.inline(c.group(2), i)], c.group(1) != " "))
+            elif choices and line.startswith((" ", "\t")) and line.strip():
+                choices[-1][1].append(self.inline(line.strip(), i))
+            elif choices and line.strip():
+                self.error(i, "quiz", "after the choices only `::: explain` may follow")
+            elif not choices:
+                question.append(self.inline(line, i))
+            self.pos += 1
+        else:
+            self.error(start, "parse", "`::: quiz` is never closed by `:::`")
+            return None
+        loc = self.loc(start)
+        answer = None
+        if "answer" in attrs:
+            answer = InlineExpr(len(self.inlines), attrs["answer"], loc)
+            self.inlines.append(answer)
+        marked = sum(1 for _, _, correct in choices if correct)
+        if len(choices) < 2:
+            self.error(start, "quiz", "a quiz needs at least two `- [ ]` choices")
+            return None
+        if answer is None and marked != 1:
+            self.error(start, "quiz", f"mark exactly one choice `[x]` (found {marked})")
+            return None
+        if answer is not None and marked:
+            self.error(start, "quiz", "give the answer either by `[x]` or by answer=, not both")
+            return None
+        return Quiz(
+            question="\n".join(question).strip(),
+            choices=tuple(Choice(" ".join(t), ok, self.loc(i)) for i, t, ok in choices),
+            explanation=explanation,
+            answer=answer,
+            loc=loc,
+        )
+
+    # ---- slides -------------------------------------------------------------------------
+
+    def slides(self) -> list[Slide]:
+        slides: list[Slide] = []
+        while self.pos < len(self.lines):
+            i, line = self.pos, self.lines[self.pos]
+            heading = HEADING.match(line)
+            title, level, classes, attrs = None, 2, (), {}
+            if heading:
+                level = len(heading.group(1))
+                title = heading.group(2)
+                if "{" in title:
+                    ma = HEADING_ATTRS.match(title)
+                    parsed = parse_attrs(ma.group(2)) if ma else None
+                    if parsed is None:
+                        self.error(i, "attr", f"cannot read slide attributes in `{line.strip()}`")
+                    else:
+                        title = ma.group(1)
+                        classes, attrs = parsed
+                title = self.inline(title, i)
+                self.pos += 1
+            elif self.is_rule(i):
+                self.pos += 1
+            blocks, _ = self.blocks(top=True)
+            if heading or blocks or self.lines_before_break_nonblank(i):
+                slides.append(Slide(title, level, classes, attrs, tuple(blocks), self.loc(i)))
+        return slides
+
+    def lines_before_break_nonblank(self, i: int) -> bool:
+        return self.lines[i].strip() == "---"
+
+
+def parse_section(path: Path, rel: str, text: str) -> tuple[Section, list[Diagnostic]]:
+    lines = text.split("\n")
+    scanner = _Scanner(rel, lines)
+    meta: dict[str, Any] = {}
+    if lines and lines[0].strip() == "---":
+        end = next((k for k in range(1, len(lines)) if lines[k].strip() in ("---", "...")), None)
+        if end is None:
+            scanner.error(0, "parse", "front matter `---` is never closed")
+        else:
+            try:
+                meta = yaml.safe_load("\n".join(lines[1:end])) or {}
+            except yaml.YAMLError as exc:
+                scanner.error(0, "parse", f"front matter is not YAML: {exc}")
+            scanner.pos = end + 1
+    slides = scanner.slides()
+    section = Section(
+        path=path,
+        name=path.stem,
+        rel=rel,
+        meta=meta if isinstance(meta, dict) else {},
+        slides=tuple(slides),
+        inlines=tuple(scanner.inlines),
+    )
+    return section, scanner.diagnostics
+
+
+def display_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load_lesson(folder: Path) -> Lesson:
+    """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems."""
+    diagnostics: list[Diagnostic] = []
+    meta_path = folder / "lesson.yml"
+    meta: dict[str, Any] = {}
+    if not meta_path.is_file():
+        diagnostics.append(
+            Diagnostic(Loc(display_path(meta_path), 1), "lesson", "missing lesson.yml")
+        )
+    else:
+        try:
+            loaded = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
+            if not isinstance(loaded, dict):
+                raise yaml.YAMLError("lesson.yml must be a mapping")
+            meta = loaded
+        except yaml.YAMLError as exc:
+            line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
+            diagnostics.append(
+                Diagnostic(Loc(display_path(meta_path), line), "lesson", f"bad YAML: {exc}")
+            )
+    files = sorted(p for p in folder.glob("*.md") if SECTION_FILE.match(p.name))
+    if not files:
+        diagnostics.append(
+            Diagnostic(Loc(display_path(folder), 1), "lesson", "no section files NN-name.md")
+        )
+    sections = []
+    for path in files:
+        section, problems = parse_section(path, display_path(path), path.read_text("utf-8"))
+        sections.append(section)
+        diagnostics.extend(problems)
+    if diagnostics:
+        raise DeckError(diagnostics)
+    return Lesson(folder.name, folder, meta, tuple(sections))

@@ -1,0 +1,80 @@
+"""PDF slides and handout, printed by Chromium through Playwright from the built deck.
+
+Printing waits on real readiness signals: reveal.js's `pdf-ready` event (flagged on <html>
+by deck.js), web fonts, and every image decoded. Never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+READY = "document.documentElement.dataset.pdfReady === 'true'"
+SETTLED = """async () => {
+  await document.fonts.ready;
+  await Promise.all([...document.images].map(img => img.decode().catch(() => null)));
+  return document.querySelectorAll('.pdf-page').length;
+}"""
+FOOTER = (
+    '<div style="width:100%;font-size:9px;color:#666;text-align:center;'
+    'font-family:Noto Sans CJK SC,sans-serif"><span class="title"></span> · '
+    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+)
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium (or $DECK_CHROMIUM); None lets Playwright use its own browser."""
+    candidate = os.environ.get("DECK_CHROMIUM") or shutil.which("chromium")
+    return candidate or None
+
+
+def launch(playwright):  # noqa: ANN001, ANN201 - Playwright's types are dynamic
+    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+
+
+def print_pdfs(index_html: Path, slides_pdf: Path, handout_pdf: Path, slide_count: int) -> None:
+    """One browser session prints both PDFs from `index.html?print-pdf`."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch(p)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(index_html.resolve().as_uri() + "?print-pdf", wait_until="load")
+            page.wait_for_function(READY, timeout=120_000)
+            pages = page.evaluate(SETTLED)
+            if pages != slide_count:
+                raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
+            page.pdf(
+                path=str(slides_pdf),
+                width="1280px",
+                height="720px",
+                print_background=True,
+                margin={"top": "0", "right": "0", "bottom": "0", "left": "0"},
+                tagged=True,
+                outline=True,
+            )
+            page.evaluate("window.deckHandout()")
+            page.evaluate(SETTLED)
+            page.pdf(
+                path=str(handout_pdf),
+                format="A4",
+                print_background=True,
+                margin={"top": "14mm", "right": "15mm", "bottom": "16mm", "left": "15mm"},
+                display_header_footer=True,
+                header_template="<span></span>",
+                footer_template=FOOTER,
+                tagged=True,
+                outline=True,
+            )
+        finally:
+            browser.close()

@@ -1,0 +1,212 @@
+"""The build, top to bottom: load → plan → execute → render → write.
+
+Everything is read and computed before anything is written; the write stage fills a staging
+folder and swaps it in only when the whole lesson built, so a failed build leaves the
+previous `dist/` and `figures/` as they were.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deck.cache import Store, cache_key, environment_fingerprint
+from deck.errors import DeckError, Diagnostic
+from deck.execute import Job, run_sections
+from deck.mathtex import KaTeX
+from deck.model import Lesson, SectionResult
+from deck.parse import load_lesson
+from deck.render import RenderedDeck, collect_formulas, render_lesson
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_MODULES = ROOT / "node_modules"
+STATIC = Path(__file__).parent / "static"
+ASSETS = {
+    "reveal/reveal.css": "reveal.js/dist/reveal.css",
+    "reveal/reveal.js": "reveal.js/dist/reveal.js",
+    "reveal/theme/white.css": "reveal.js/dist/theme/white.css",
+    "reveal/plugin/notes.js": "reveal.js/dist/plugin/notes.js",
+    "katex/katex.min.css": "katex/dist/katex.min.css",
+}
+STAMP = ".build-stamp"
+
+
+@dataclass(frozen=True)
+class Options:
+    content: Path = Path("content")
+    out: Path = Path("dist")
+    figures: Path = Path("figures")
+    cache: Path = Path(".cache")
+    pdf: bool = True
+    force: bool = False
+    jobs: int = 2
+    verbose: bool = False
+
+
+@dataclass
+class Report:
+    lessons: list[str] = field(default_factory=list)
+    ran: int = 0
+    cached: int = 0
+    printed: bool = False
+
+
+Log = Callable[[str], None]
+
+
+def build(names: list[str], options: Options, log: Log) -> Report:
+    report = Report()
+    for name in names:
+        build_lesson(options.content / name, options, log, report)
+    return report
+
+
+def build_lesson(folder: Path, options: Options, log: Log, report: Report) -> None:
+    t0 = time.perf_counter()
+    lesson = load_lesson(folder)
+    check_labels(lesson)
+    results = execute(lesson, options, log, report)
+    katex = KaTeX(options.cache / "katex.json")
+    katex.prepare(collect_formulas(lesson))
+    deck = render_lesson(lesson, results, katex)
+    write(lesson, deck, options, log, report)
+    report.lessons.append(lesson.name)
+    log(f"{lesson.name}: {len(deck.slides)} slides built in {time.perf_counter() - t0:.1f} s")
+
+
+def check_labels(lesson: Lesson) -> None:
+    seen: dict[str, str] = {}
+    problems = []
+    for section in lesson.sections:
+        for cell in section.cells():
+            if cell.label in seen:
+                msg = f"label `{cell.label}` already used at {seen[cell.label]}"
+                problems.append(Diagnostic(cell.loc, "option", msg))
+            elif cell.label:
+                seen[cell.label] = str(cell.loc)
+    if problems:
+        raise DeckError(problems)
+
+
+def execute(lesson: Lesson, options: Options, log: Log, report: Report) -> dict[str, SectionResult]:
+    """Results for every section: from the cache where the key matches, else by running."""
+    store = Store(options.cache, lesson.name)
+    fingerprint = environment_fingerprint(lesson)
+    results: dict[str, SectionResult] = {}
+    jobs = []
+    for section in lesson.sections:
+        key = cache_key(section, fingerprint)
+        cached = None if options.force else store.load(section, key)
+        if cached is not None:
+            results[section.name] = cached
+            report.cached += 1
+            log(f"  cached  {section.rel}")
+        else:
+            jobs.append(Job(section, key, store.figure_dir(key)))
+
+    def progress(job: Job, outcome: SectionResult | Diagnostic, seconds: float) -> None:
+        status = "failed" if isinstance(outcome, Diagnostic) else "ran"
+        cells = len(job.section.cells())
+        log(f"  {status:6}  {job.section.rel}  ({cells} cells, {seconds:.1f} s)")
+
+    outcomes = run_sections(lesson, jobs, options.jobs, progress, options.verbose)
+    problems = [o for o in outcomes.values() if isinstance(o, Diagnostic)]
+    if problems:
+        raise DeckError(problems)
+    for job in jobs:
+        result = outcomes[job.section.name]
+        assert isinstance(result, SectionResult)
+        store.save(job.section, result)
+        results[job.section.name] = result
+        report.ran += 1
+    store.prune({r.key for r in results.values()})
+    return results
+
+
+def copy_assets(target: Path) -> None:
+    if not NODE_MODULES.is_dir():
+        raise RuntimeError("node_modules is missing: run `npm ci` (README command 1 does)")
+    for dest, src in ASSETS.items():
+        (target / dest).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(NODE_MODULES / src, target / dest)
+    fonts = target / "katex" / "fonts"
+    fonts.mkdir(parents=True, exist_ok=True)
+    for font in (NODE_MODULES / "katex/dist/fonts").glob("*.woff2"):
+        shutil.copyfile(font, fonts / font.name)
+    for name in ("deck.css", "deck.js"):
+        shutil.copyfile(STATIC / name, target / name)
+    from pygments.formatters import HtmlFormatter
+
+    css = HtmlFormatter(style="default").get_style_defs(".highlight")
+    (target / "pygments.css").write_text(css, "utf-8")
+
+
+def tree_hash(folder: Path) -> str:
+    """A hash of every file's path and bytes: equal hashes print equal PDFs."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def write(lesson: Lesson, deck: RenderedDeck, options: Options, log: Log, report: Report) -> None:
+    out = options.out / lesson.name
+    figures_out = options.figures / lesson.name
+    staging = options.out / f".staging-{lesson.name}"
+    figures_staging = options.figures / f".staging-{lesson.name}"
+    for folder in (staging, figures_staging):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+    try:
+        copy_assets(staging / "assets")
+        (staging / "figures").mkdir()
+        for figure in deck.figures:
+            shutil.copyfile(figure, staging / "figures" / figure.name)
+            shutil.copyfile(figure, figures_staging / figure.name)
+        (staging / "index.html").write_text(deck.html, "utf-8")
+        stamp = tree_hash(staging)
+        values = json.dumps(deck.values, ensure_ascii=False, indent=1)
+        (staging / "values.json").write_text(values + "\n", "utf-8")
+        (staging / STAMP).write_text(stamp, "utf-8")
+        if options.pdf:
+            write_pdfs(out, staging, stamp, len(deck.slides), log, report)
+        swap(staging, out)
+        swap(figures_staging, figures_out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(figures_staging, ignore_errors=True)
+    log(f"  wrote   {out}/index.html, values.json" + (", slides.pdf, handout.pdf" if options.pdf else ""))
+
+
+def write_pdfs(out: Path, staging: Path, stamp: str, slides: int, log: Log, report: Report) -> None:
+    """Print both PDFs, or keep the previous ones when the deck is byte-for-byte the same."""
+    previous = out / STAMP
+    names = ("slides.pdf", "handout.pdf")
+    if previous.is_file() and previous.read_text("utf-8") == stamp:
+        if all((out / n).is_file() for n in names):
+            for n in names:
+                shutil.copyfile(out / n, staging / n)
+            log("  kept    slides.pdf, handout.pdf (deck unchanged)")
+            return
+    from deck.pdf import print_pdfs
+
+    t0 = time.perf_counter()
+    print_pdfs(staging / "index.html", staging / names[0], staging / names[1], slides)
+    report.printed = True
+    log(f"  printed slides.pdf, handout.pdf ({time.perf_counter() - t0:.1f} s)")
+
+
+def swap(staging: Path, target: Path) -> None:
+    """Replace `target` by `staging` with renames, so readers never see a half-written folder."""
+    old = target.with_name(f".old-{target.name}")
+    shutil.rmtree(old, ignore_errors=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        target.rename(old)
+    staging.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
