@@ -23,8 +23,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--cache", type=Path, default=Path(".cache"), help=argparse.SUPPRESS)
     p.add_argument("--no-pdf", action="store_true", help="skip slides.pdf and handout.pdf")
     p.add_argument("--force", action="store_true", help="re-run every cell, ignoring the cache")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                   help="sections executed in parallel (default: CPU count)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="sections executed in parallel (default: CPU count)",
+    )
     level = p.add_mutually_exclusive_group()
     level.add_argument("-q", "--quiet", action="store_true", help="only print errors")
     level.add_argument("-v", "--verbose", action="store_true", help="show cell stderr")
@@ -67,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
         n = len(exc.diagnostics)
-        print(f"build failed: {n} error{'s' if n != 1 else ''}; dist/ left as it was", file=sys.stderr)
+        print(
+            f"build failed: {n} error{'s' if n != 1 else ''}; dist/ left as it was", file=sys.stderr
+        )
         return 1
     return 0

@@ -37,7 +37,7 @@ class Prose:
 
 @dataclass(frozen=True)
 class Cell:
-    """An executed ```` ```{python} ```` cell. `code_line` is the .md line of the code's first line."""
+    """An executed `{python}` cell; `code_line` is the .md line of its first code line."""
 
     code: str
     options: dict[str, Any]

@@ -43,7 +43,9 @@ DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$")
 HEADING_ATTRS = re.compile(r"^(.*?)\s*\{([^{}]*)\}$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
-ATTR_TOKEN = re.compile(r"""\s*(?:\.([\w-]+)|#([\w-]+)|([\w-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))""")
+ATTR_TOKEN = re.compile(
+    r"""\s*(?:\.([\w-]+)|#([\w-]+)|([\w-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))"""
+)
 LABEL = re.compile(r"^[A-Za-z0-9][\w-]*$")
 CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
@@ -192,7 +194,7 @@ class _Scanner:
                 self.error(index, "option", "cell option must read `#| key: value`")
                 ok = False
             else:
-                (key, value), = parsed.items()
+                ((key, value),) = parsed.items()
                 problem = self.option_problem(str(key), value)
                 if problem:
                     self.error(index, "option", problem)
@@ -253,7 +255,9 @@ class _Scanner:
                 if isinstance(block, Div) and "column" in block.classes:
                     columns.append(Column(block.attrs.get("width"), block.blocks, block.loc))
                 else:
-                    self.error(block.loc.line - 1, "parse", "only `::: column` may stand in columns")
+                    self.error(
+                        block.loc.line - 1, "parse", "only `::: column` may stand in columns"
+                    )
             return Columns(tuple(columns), loc)
         return Div(classes, attrs, tuple(blocks), loc)
 

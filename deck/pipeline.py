@@ -180,7 +180,10 @@ def write(lesson: Lesson, deck: RenderedDeck, options: Options, log: Log, report
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(figures_staging, ignore_errors=True)
-    log(f"  wrote   {out}/index.html, values.json" + (", slides.pdf, handout.pdf" if options.pdf else ""))
+    log(
+        f"  wrote   {out}/index.html, values.json"
+        + (", slides.pdf, handout.pdf" if options.pdf else "")
+    )
 
 
 def write_pdfs(out: Path, staging: Path, stamp: str, slides: int, log: Log, report: Report) -> None:

@@ -227,8 +227,12 @@ class _SectionRenderer:
         if cell.options.get("output", True):
             for output in result.outputs:
                 self.records["outputs"].append(
-                    {"loc": str(cell.loc), "slide": self.number, "kind": output.kind,
-                     "text": plain(output.data) if output.kind == "html" else output.data}
+                    {
+                        "loc": str(cell.loc),
+                        "slide": self.number,
+                        "kind": output.kind,
+                        "text": plain(output.data) if output.kind == "html" else output.data,
+                    }
                 )
                 if output.kind == "html":
                     parts.append(f'<div class="output">{output.data}</div>')
@@ -251,8 +255,14 @@ class _SectionRenderer:
         caption_html = self.text(caption, cell.loc, inline=True) if caption else ""
         self.figure_files.append(Path(self.result.figure_dir) / file)
         self.records["figures"].append(
-            {"label": cell.label, "file": f"figures/{file}", "caption": plain(caption_html),
-             "alt": alt, "loc": str(cell.loc), "slide": self.number}
+            {
+                "label": cell.label,
+                "file": f"figures/{file}",
+                "caption": plain(caption_html),
+                "alt": alt,
+                "loc": str(cell.loc),
+                "slide": self.number,
+            }
         )
         img = (
             f'<img src="figures/{html.escape(file)}" alt="{html.escape(alt)}" '
@@ -269,8 +279,9 @@ class _SectionRenderer:
             matches = [k for k, t in enumerate(texts) if t == answer_text.strip()]
             if not matches:
                 self.diagnostics.append(
-                    Diagnostic(quiz.loc, "quiz", f"answer `{answer_text}` is not among the "
-                               f"choices {texts}")
+                    Diagnostic(
+                        quiz.loc, "quiz", f"answer `{answer_text}` is not among the choices {texts}"
+                    )
                 )
                 return ""
             correct = matches[0]
@@ -284,9 +295,15 @@ class _SectionRenderer:
         question = self.text(quiz.question, quiz.loc)
         explanation = self.text(quiz.explanation, quiz.loc) if quiz.explanation else ""
         self.records["quizzes"].append(
-            {"question": plain(question), "choices": texts, "answer": correct,
-             "answer_text": texts[correct], "explanation": plain(explanation),
-             "loc": str(quiz.loc), "slide": self.number}
+            {
+                "question": plain(question),
+                "choices": texts,
+                "answer": correct,
+                "answer_text": texts[correct],
+                "explanation": plain(explanation),
+                "loc": str(quiz.loc),
+                "slide": self.number,
+            }
         )
         return self.quiz_template.render(
             question=question, choices=choices, correct=correct, explanation=explanation
@@ -333,8 +350,12 @@ def render_lesson(lesson: Lesson, results: dict[str, SectionResult], katex: KaTe
     quiz_template = env.get_template("quiz.html.j2")
     slides: list[RenderedSlide] = []
     diagnostics: list[Diagnostic] = []
-    records: dict[str, list[dict[str, Any]]] = {"values": [], "figures": [], "quizzes": [],
-                                                "outputs": []}
+    records: dict[str, list[dict[str, Any]]] = {
+        "values": [],
+        "figures": [],
+        "quizzes": [],
+        "outputs": [],
+    }
     figures: list[Path] = []
     for section in lesson.sections:
         renderer = _SectionRenderer(
@@ -361,4 +382,3 @@ def render_lesson(lesson: Lesson, results: dict[str, SectionResult], katex: KaTe
 
 def _data_attrs(attrs: dict[str, str]) -> dict[str, str]:
     return {(k if k in SLIDE_ATTRS else f"data-{k}"): v for k, v in attrs.items()}
-

@@ -107,7 +107,9 @@ class Code:
         from pygments.formatters import HtmlFormatter
         from pygments.lexers import get_lexer_by_name
 
-        return highlight(self.text, get_lexer_by_name(self.lang), HtmlFormatter(cssclass="highlight"))
+        return highlight(
+            self.text, get_lexer_by_name(self.lang), HtmlFormatter(cssclass="highlight")
+        )
 
 
 def source(obj: Any) -> Code:

@@ -19,6 +19,7 @@ import signal
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,11 @@ def _exception_error(exc: BaseException, path: str, fallback: int) -> dict[str, 
 
 def _compile_cell(code: str, path: str, first_line: int) -> tuple[Any, Any]:
     """(statements, last expression or None), with line numbers of the .md file."""
-    tree = ast.parse(code, filename=path)
+    try:
+        tree = ast.parse(code, filename=path)
+    except SyntaxError as exc:
+        exc.lineno = (exc.lineno or 1) + first_line - 1
+        raise
     ast.increment_lineno(tree, first_line - 1)
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
@@ -118,6 +123,8 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 
         numpy.random.seed(seed)
     sys.meta_path.insert(0, _SeedOnImport(seed))
+    # A glyph missing from every font would show as a box on the slide: make it an error.
+    warnings.filterwarnings("error", message=r"Glyph .* missing from (current )?font")
     namespace: dict[str, Any] = {"__name__": "__main__"}
     cells_out = []
     started = time.perf_counter()
@@ -128,7 +135,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         try:
             body, last = _compile_cell(cell["code"], path, cell["code_line"])
 
-            def run(body: Any = body, last: Any = last) -> Any:
+            def run(body: Any = body, last: Any = last, stdout: io.StringIO = stdout) -> Any:
                 with contextlib.redirect_stdout(stdout):
                     exec(body, namespace)
                     return eval(last, namespace) if last is not None else None

@@ -1,0 +1,139 @@
+"""The command line as a user meets it: exit codes, error lines, and an untouched dist/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import copy_fixture, run_build
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_build_writes_deck_values_and_figures(tmp_path: Path):
+    copy_fixture("mini", tmp_path)
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "dist/mini"
+    assert (out / "index.html").is_file()
+    assert (out / "assets/reveal/reveal.js").is_file()
+    assert (out / "assets/katex/katex.min.css").is_file()
+    assert (tmp_path / "figures/mini/parabola.svg").is_file()
+    assert (out / "figures/parabola.svg").read_bytes() == (
+        tmp_path / "figures/mini/parabola.svg"
+    ).read_bytes()
+    values = json.loads((out / "values.json").read_text())
+    assert values["slides"] == 6
+    first = values["values"][0]
+    assert first == {
+        "expr": "answer",
+        "text": "144",
+        "loc": "content/mini/01-basics.md:19",
+        "slide": 2,
+        "section": "01-basics",
+    }
+    assert values["figures"][0]["loc"] == "content/mini/02-figure.md:11"
+    assert values["quizzes"][0]["answer_text"] == "9"
+    assert [p for p in tmp_path.rglob(".staging-*")] == []
+    # progress: one line per section, then what was written
+    lines = proc.stderr.splitlines()
+    assert any("01-basics.md" in line and "ran" in line for line in lines)
+    assert any("wrote" in line for line in lines)
+
+
+def test_cell_error_exits_1_with_location_and_keeps_previous_output(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
+    before_dist = snapshot(tmp_path / "dist")
+    before_figures = snapshot(tmp_path / "figures")
+    section = folder / "02-figure.md"
+    section.write_text(section.read_text().replace("xs = list(range(-5, 6))", "xs = 1 / 0"))
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 1
+    assert "content/mini/02-figure.md:17: error [exec] ZeroDivisionError" in proc.stderr
+    assert snapshot(tmp_path / "dist") == before_dist
+    assert snapshot(tmp_path / "figures") == before_figures
+
+
+def test_parse_errors_of_all_files_reported_together(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    (folder / "01-basics.md").write_text("## A\n\n```{python}\n#| colour: red\nx = 1\n```\n")
+    (folder / "02-figure.md").write_text("## B\n\n::: notes\nnever closed\n")
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 1
+    errors = [line for line in proc.stderr.splitlines() if ": error [" in line]
+    assert errors == [
+        "content/mini/01-basics.md:4: error [option] unknown cell option `colour` "
+        "(known: echo, fig-alt, fig-cap, include, label, output, timeout)",
+        "content/mini/02-figure.md:3: error [parse] `::: notes` is never closed by `:::`",
+    ]
+    assert not (tmp_path / "dist").exists()
+
+
+def test_figure_without_alt_text_is_an_error(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    section = folder / "02-figure.md"
+    section.write_text(section.read_text().replace("#| fig-alt: 一条开口向上的抛物线\n", ""))
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 1
+    assert "content/mini/02-figure.md:11: error [figure]" in proc.stderr
+
+
+def test_quiz_answer_not_among_choices(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    (folder / "02-figure.md").write_text(
+        '## Q\n\n::: {.quiz answer="str(2 + 2)"}\nSum?\n\n- [ ] 3\n- [ ] 5\n:::\n'
+    )
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 1
+    assert "content/mini/02-figure.md:3: error [quiz] answer `4` is not among" in proc.stderr
+
+
+def test_computed_choices_that_coincide_are_an_error(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    (folder / "02-figure.md").write_text(
+        "## Q\n\n::: quiz\n2+2?\n\n- [x] `{python} 2 + 2`\n- [ ] `{python} 2 * 2`\n:::\n"
+    )
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 1
+    assert "content/mini/02-figure.md:7: error [quiz] two choices both read `4`" in proc.stderr
+
+
+def test_bad_math_is_reported_at_its_line(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    (folder / "02-figure.md").write_text("## M\n\ntext\n\nbad $\\frac{1}{$ here\n")
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 1
+    assert "content/mini/02-figure.md:5: error [math] KaTeX" in proc.stderr
+
+
+def test_missing_lesson_yml(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    (folder / "lesson.yml").unlink()
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 1
+    assert "content/mini/lesson.yml:1: error [lesson] missing lesson.yml" in proc.stderr
+
+
+def test_bad_usage_exits_2(tmp_path: Path):
+    copy_fixture("mini", tmp_path)
+    assert run_build(tmp_path, "nosuchlesson").returncode == 2
+    assert run_build(tmp_path, "--jobs", "0").returncode == 2
+    assert run_build(tmp_path, "--bogus").returncode == 2
+    assert run_build(tmp_path, "--content", "nowhere").returncode == 2
+
+
+def test_default_builds_every_lesson_in_content(tmp_path: Path):
+    copy_fixture("mini", tmp_path)
+    copy_fixture("torchy", tmp_path)
+    proc = run_build(tmp_path, "--no-pdf", "-q", "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert (tmp_path / "dist/mini/index.html").is_file()
+    assert (tmp_path / "dist/torchy/index.html").is_file()

@@ -1,0 +1,211 @@
+"""Running sections in worker processes: outputs, line mapping, timeouts, figures, seeds."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from deck.errors import Diagnostic
+from deck.execute import Job, run_section
+from deck.model import SectionResult
+from deck.parse import load_lesson
+
+MODULE = """
+def explode(x):
+    raise ValueError(f"bad {x}")
+"""
+
+
+def run(tmp_path: Path, body: str, lesson_yml: str = "exec:\n  seed: 1\n"):
+    folder = tmp_path / "lesson"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "lesson.yml").write_text(lesson_yml)
+    (folder / "helper.py").write_text(MODULE)
+    (folder / "01-s.md").write_text(textwrap.dedent(body).lstrip("\n"))
+    lesson = load_lesson(folder)
+    job = Job(lesson.sections[0], "key", tmp_path / "figs")
+    return run_section(lesson, job)
+
+
+def test_outputs_stdout_last_value_and_inline(tmp_path: Path):
+    result = run(
+        tmp_path,
+        """
+        ## A
+
+        ```{python}
+        import numpy as np
+        print("hello")
+        m = np.array([[1.0, 0.5], [0.25, 2.0]])
+        m
+        ```
+
+        `{python} m.sum()` and `{python} f"{m[0, 1]:.2f}"` and `{python} "<b>"`
+        """,
+    )
+    assert isinstance(result, SectionResult), result
+    (cell,) = result.cells
+    kinds = [o.kind for o in cell.outputs]
+    assert kinds == ["stdout", "html"]
+    assert cell.outputs[0].data == "hello\n"
+    assert "<table" in cell.outputs[1].data and "0.250" in cell.outputs[1].data
+    assert result.inline == {"m.sum()": "3.75", 'f"{m[0, 1]:.2f}"': "0.50", '"<b>"': "<b>"}
+
+
+def test_exception_points_at_md_line(tmp_path: Path):
+    result = run(
+        tmp_path,
+        """
+        ## A
+
+        ```{python}
+        x = 1
+        y = x / 0
+        ```
+        """,
+    )
+    assert isinstance(result, Diagnostic)
+    assert (result.loc.line, result.code) == (5, "exec")
+    assert "ZeroDivisionError" in result.message
+    assert result.loc.path.endswith("01-s.md")
+
+
+def test_exception_in_lesson_module_names_both_places(tmp_path: Path):
+    result = run(
+        tmp_path,
+        """
+        ## A
+
+        ```{python}
+        from helper import explode
+
+        explode(3)
+        ```
+        """,
+    )
+    assert isinstance(result, Diagnostic)
+    assert result.loc.line == 6
+    assert "ValueError: bad 3" in result.message and "helper.py:3" in result.message
+
+
+def test_failing_assert_is_its_own_code(tmp_path: Path):
+    result = run(
+        tmp_path,
+        """
+        ## A
+
+        ```{python}
+        ratio = 0.5
+        assert ratio > 0.9, "claim no longer holds"
+        ```
+        """,
+    )
+    assert isinstance(result, Diagnostic)
+    assert (result.loc.line, result.code) == (5, "assert")
+    assert "ratio > 0.9" in result.message and "claim no longer holds" in result.message
+
+
+def test_syntax_error_line(tmp_path: Path):
+    result = run(tmp_path, "## A\n\n```{python}\nx = 1\nif x\n```\n")
+    assert isinstance(result, Diagnostic)
+    assert (result.loc.line, result.code) == (5, "exec")
+    assert "SyntaxError" in result.message
+
+
+def test_cell_timeout(tmp_path: Path):
+    result = run(
+        tmp_path,
+        """
+        ## A
+
+        ```{python}
+        #| timeout: 1
+        while True:
+            pass
+        ```
+        """,
+    )
+    assert isinstance(result, Diagnostic)
+    assert result.code == "timeout"
+    assert result.loc.line in (5, 6)
+
+
+def test_lesson_default_timeout(tmp_path: Path):
+    body = "## A\n\n```{python}\nimport time\ntime.sleep(30)\n```\n"
+    result = run(tmp_path, body, "exec:\n  timeout: 0.5\n")
+    assert isinstance(result, Diagnostic) and result.code == "timeout"
+    assert result.loc.line == 5
+
+
+def test_bad_inline_expression(tmp_path: Path):
+    result = run(tmp_path, "## A\n\n```{python}\nx = 1\n```\n\nvalue `{python} x + y`\n")
+    assert isinstance(result, Diagnostic)
+    assert (result.loc.line, result.code) == (7, "inline")
+    assert "NameError" in result.message
+
+
+FIGURE = """
+## A
+
+```{python}
+#| label: curve
+#| fig-alt: a curve
+import matplotlib.pyplot as plt
+plt.plot([0, 1, 2], [0, 1, 4])
+plt.title("注意力权重")
+```
+"""
+
+
+def test_figures_are_byte_identical_across_runs(tmp_path: Path):
+    first = run(tmp_path / "a", FIGURE)
+    second = run(tmp_path / "b", FIGURE)
+    assert isinstance(first, SectionResult) and isinstance(second, SectionResult)
+    assert [f.file for f in first.cells[0].figures] == ["curve.svg"]
+    a = (Path(first.figure_dir) / "curve.svg").read_bytes()
+    b = (Path(second.figure_dir) / "curve.svg").read_bytes()
+    assert a == b
+    assert b"<dc:date>" not in a
+
+
+def test_glyph_missing_from_every_font_fails_the_cell(tmp_path: Path):
+    body = FIGURE.replace("注意力权重", "\U00010000")  # Linear B: in no installed font
+    result = run(tmp_path, body)
+    assert isinstance(result, Diagnostic)
+    assert result.code == "exec" and "missing" in result.message
+
+
+def test_sections_are_seeded_from_lesson_yml(tmp_path: Path):
+    import numpy as np
+    import torch
+
+    body = """
+    ## A
+
+    ```{python}
+    import random
+    import numpy as np
+    import torch
+    r, n, t = random.random(), np.random.rand(), torch.rand(1).item()
+    ```
+
+    `{python} repr((r, n, t))`
+    """
+    result = run(tmp_path, body, "exec:\n  seed: 42\n")
+    assert isinstance(result, SectionResult), result
+    import random
+
+    random.seed(42)
+    np.random.seed(42)
+    torch.manual_seed(42)
+    expected = repr((random.random(), np.random.rand(), torch.rand(1).item()))
+    assert list(result.inline.values()) == [expected]
+
+
+@pytest.mark.parametrize("value,text", [(1 / 3, "0.3333"), (12, "12"), ("中文", "中文")])
+def test_inline_text_formats(value, text):
+    from deck.show import inline_text
+
+    assert inline_text(value) == text

@@ -1,0 +1,205 @@
+"""The line scanner: slides, blocks, options, attributes and their source lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deck.errors import DeckError
+from deck.model import Cell, Code, Columns, Div, Notes, Pause, Prose, Quiz, placeholder
+from deck.parse import load_lesson, parse_section
+
+
+def parse(text: str):
+    section, problems = parse_section(Path("s.md"), "s.md", text)
+    return section, problems
+
+
+def test_headings_start_slides_with_levels_and_lines():
+    section, problems = parse("# Part\n\nintro\n\n## One\n\ntext\n\n## Two\n")
+    assert problems == []
+    assert [(s.title, s.level, s.loc.line) for s in section.slides] == [
+        ("Part", 1, 1),
+        ("One", 2, 5),
+        ("Two", 2, 9),
+    ]
+
+
+def test_rule_after_blank_line_starts_untitled_slide():
+    section, _ = parse("## A\n\ntext\n\n---\n\nmore\n")
+    assert [s.title for s in section.slides] == ["A", None]
+    assert section.slides[1].loc.line == 5
+    assert section.slides[1].blocks[0].text == "more"
+
+
+def test_rule_right_after_text_is_not_a_slide_break():
+    section, _ = parse("## A\nSetext heading\n---\n")
+    assert len(section.slides) == 1
+
+
+def test_breaks_inside_fences_are_code():
+    text = "## A\n\n```python\n## not a slide\n---\n```\n\n~~~~\n# nor this\n~~~~\n"
+    section, problems = parse(text)
+    assert problems == []
+    assert len(section.slides) == 1
+    blocks = section.slides[0].blocks
+    assert [type(b) for b in blocks] == [Code, Code]
+    assert blocks[0].text == "## not a slide\n---"
+    assert blocks[0].loc.line == 3
+
+
+def test_breaks_inside_cells_are_code():
+    section, _ = parse("## A\n\n```{python}\n# comment\n---\nx = 1\n```\n")
+    assert len(section.slides) == 1
+    cell = section.slides[0].blocks[0]
+    assert isinstance(cell, Cell) and "---" in cell.code
+
+
+def test_cell_options_and_code_line():
+    text = "## A\n\n```{python}\n#| label: fig-a\n#| echo: true\n#| timeout: 5\nx = 1\n```\n"
+    section, problems = parse(text)
+    assert problems == []
+    cell = section.slides[0].blocks[0]
+    assert cell.options == {"label": "fig-a", "echo": True, "timeout": 5}
+    assert cell.code == "x = 1"
+    assert cell.loc.line == 3
+    assert cell.code_line == 7
+
+
+def test_unknown_cell_option_is_reported_at_its_line():
+    _, problems = parse("## A\n\n```{python}\n#| lable: x\nx = 1\n```\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(4, "option")]
+    assert "lable" in problems[0].message
+
+
+def test_bad_option_value_is_reported():
+    _, problems = parse("## A\n\n```{python}\n#| echo: maybe\n#| timeout: -1\n```\n")
+    assert [p.loc.line for p in problems] == [4, 5]
+
+
+def test_unclosed_fence_is_reported_at_its_opening():
+    _, problems = parse("## A\n\ntext\n\n```{python}\nx = 1\n\n## B\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(5, "parse")]
+    assert "never closed" in problems[0].message
+
+
+def test_unclosed_div_is_reported_at_its_opening():
+    _, problems = parse("## A\n\n::: notes\nsay this\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(3, "parse")]
+
+
+def test_stray_div_close_is_reported():
+    _, problems = parse("## A\n\ntext\n:::\n")
+    assert [p.loc.line for p in problems] == [4]
+
+
+def test_all_problems_of_a_file_are_reported_together():
+    text = "## A {.x\n\n```{python}\n#| nope: 1\n```\n\n::: notes\nunclosed\n"
+    _, problems = parse(text)
+    assert [p.loc.line for p in problems] == [1, 4, 7]
+
+
+def test_slide_attributes():
+    section, problems = parse('## Title {.small .dense #intro background-color="#fff"}\n')
+    assert problems == []
+    slide = section.slides[0]
+    assert slide.title == "Title"
+    assert slide.classes == ("small", "dense")
+    assert slide.attrs == {"id": "intro", "background-color": "#fff"}
+
+
+def test_unreadable_slide_attributes_are_an_error():
+    _, problems = parse('## Title {.ok bad"}\n')
+    assert [(p.loc.line, p.code) for p in problems] == [(1, "attr")]
+
+
+def test_inline_expressions_become_placeholders_with_lines():
+    section, _ = parse("## A\n\nvalue `{python} x + 1` and\n`{python} f'{y:.2f}'` here\n")
+    assert [(e.expr, e.loc.line) for e in section.inlines] == [("x + 1", 3), ("f'{y:.2f}'", 4)]
+    prose = section.slides[0].blocks[0]
+    assert placeholder(0) in prose.text and placeholder(1) in prose.text
+    assert "{python}" not in prose.text
+
+
+def test_notes_pause_columns_and_divs():
+    text = (
+        "## A\n\nfirst\n\n. . .\n\nsecond\n\n"
+        ':::: columns\n::: {.column width="40%"}\nleft\n:::\n::: column\nright\n:::\n::::\n\n'
+        "::: {.callout}\nboxed\n:::\n\n::: notes\nsay `{python} n`\n:::\n"
+    )
+    section, problems = parse(text)
+    assert problems == []
+    blocks = section.slides[0].blocks
+    assert [type(b) for b in blocks] == [Prose, Pause, Prose, Columns, Div, Notes]
+    columns = blocks[3]
+    assert [c.width for c in columns.columns] == ["40%", None]
+    assert columns.columns[1].blocks[0].text == "right"
+    assert blocks[4].classes == ("callout",)
+    assert blocks[5].loc.line == 22
+
+
+def test_quiz_with_marked_answer_and_explanation():
+    text = (
+        "## Q\n\n::: quiz\nWhy?\n\n- [ ] `{python} a`\n- [x] b\n- [ ] c\n"
+        "\n::: explain\nBecause.\n:::\n:::\n"
+    )
+    section, problems = parse(text)
+    assert problems == []
+    quiz = section.slides[0].blocks[0]
+    assert isinstance(quiz, Quiz)
+    assert quiz.question == "Why?"
+    assert [c.correct for c in quiz.choices] == [False, True, False]
+    assert [c.loc.line for c in quiz.choices] == [6, 7, 8]
+    assert quiz.explanation == "Because."
+
+
+def test_quiz_answer_by_expression():
+    text = '## Q\n\n::: {.quiz answer="str(2 + 2)"}\nSum?\n\n- [ ] 3\n- [ ] 4\n:::\n'
+    section, problems = parse(text)
+    assert problems == []
+    quiz = section.slides[0].blocks[0]
+    assert quiz.answer is not None and quiz.answer.expr == "str(2 + 2)"
+    assert quiz.answer in section.inlines
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["- [ ] a\n- [ ] b\n", "- [x] a\n- [x] b\n", "- [x] only\n"],
+    ids=["no answer", "two answers", "one choice"],
+)
+def test_bad_quizzes_are_reported(body: str):
+    _, problems = parse(f"## Q\n\n::: quiz\nWhy?\n\n{body}:::\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(3, "quiz")]
+
+
+def test_front_matter_is_read():
+    section, problems = parse("---\ntitle: Intro\n---\n\n## A\n")
+    assert problems == []
+    assert section.meta == {"title": "Intro"}
+    assert section.slides[0].loc.line == 5
+
+
+def test_missing_lesson_yml_is_an_error(tmp_path: Path):
+    (tmp_path / "01-a.md").write_text("## A\n")
+    with pytest.raises(DeckError) as err:
+        load_lesson(tmp_path)
+    assert [d.code for d in err.value.diagnostics] == ["lesson"]
+    assert "lesson.yml" in str(err.value)
+
+
+def test_lesson_sections_in_name_order_and_all_errors_collected(tmp_path: Path):
+    (tmp_path / "lesson.yml").write_text("title: T\n")
+    (tmp_path / "02-b.md").write_text("## B\n\n::: notes\n")
+    (tmp_path / "01-a.md").write_text("## A\n\n```{python}\n")
+    (tmp_path / "notes.md").write_text("not a section")
+    with pytest.raises(DeckError) as err:
+        load_lesson(tmp_path)
+    assert [(Path(d.loc.path).name, d.loc.line) for d in err.value.diagnostics] == [
+        ("01-a.md", 3),
+        ("02-b.md", 3),
+    ]
+    (tmp_path / "02-b.md").write_text("## B\n")
+    (tmp_path / "01-a.md").write_text("## A\n")
+    lesson = load_lesson(tmp_path)
+    assert [s.name for s in lesson.sections] == ["01-a", "02-b"]
