@@ -210,10 +210,7 @@ class _SectionRenderer:
             return '<div class="columns">' + "".join(parts) + "</div>"
         if isinstance(block, Div):
             classes = " ".join(block.classes)
-            attrs = "".join(
-                f' {"id" if k == "id" else "data-" + k}="{html.escape(v)}"'
-                for k, v in block.attrs.items()
-            )
+            attrs = "".join(f' {k}="{html.escape(v)}"' for k, v in _data_attrs(block.attrs).items())
             return f'<div class="{classes}"{attrs}>{self.blocks(block.blocks, notes)}</div>'
         raise TypeError(block)
 
@@ -381,4 +378,7 @@ def render_lesson(lesson: Lesson, results: dict[str, SectionResult], katex: KaTe
 
 
 def _data_attrs(attrs: dict[str, str]) -> dict[str, str]:
-    return {(k if k in SLIDE_ATTRS else f"data-{k}"): v for k, v in attrs.items()}
+    return {
+        (k if k in SLIDE_ATTRS or k.startswith("data-") else f"data-{k}"): v
+        for k, v in attrs.items()
+    }

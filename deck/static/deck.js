@@ -23,6 +23,11 @@
     document.documentElement.dataset.deckReady = "true";
   });
   Reveal.on("pdf-ready", function () {
+    // Every printed page is "present": let the PDF's tags and bookmarks see all of them.
+    document.querySelectorAll(".reveal .slides section").forEach(function (s) {
+      s.removeAttribute("aria-hidden");
+      s.removeAttribute("inert");
+    });
     document.documentElement.dataset.pdfReady = "true";
   });
 

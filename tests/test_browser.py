@@ -1,0 +1,137 @@
+"""End to end in real Chromium: the deck offline from file://, keys, notes window, PDFs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from pypdf import PdfReader
+
+from conftest import Built
+from deck.pdf import launch
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def deck(browser: Browser, mini: Built) -> Iterator[tuple[Page, list[str]]]:
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    requests: list[str] = []
+    context.on("request", lambda request: requests.append(request.url))
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto((mini.out / "index.html").as_uri())
+    page.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    yield page, requests
+    assert errors == []
+    context.close()
+
+
+def current(page: Page, hash: str | None = None) -> dict:
+    """The slide index and URL hash, once the hash (written by reveal.js) says `hash`."""
+    if hash is not None:
+        page.wait_for_function(f"location.hash === {hash!r}", timeout=5000)
+    return page.evaluate("({h: Reveal.getIndices().h, hash: location.hash})")
+
+
+def test_only_local_files_are_requested(deck):
+    page, requests = deck
+    page.evaluate("document.fonts.ready")
+    assert requests, "the page made no requests at all?"
+    offline = [u for u in requests if not u.startswith(("file://", "data:"))]
+    assert offline == []
+    assert any(u.endswith("figures/parabola.svg") for u in requests)
+
+
+def test_arrow_keys_move_and_the_hash_follows(deck):
+    page, _ = deck
+    assert current(page) == {"h": 0, "hash": "#/intro"}
+    page.keyboard.press("ArrowRight")
+    assert current(page, "#/1") == {"h": 1, "hash": "#/1"}
+    page.keyboard.press("ArrowRight")
+    assert current(page)["h"] == 2
+    fragment = page.locator("section.present .fragment")
+    assert "visible" not in (fragment.get_attribute("class") or "")
+    page.keyboard.press("ArrowRight")  # the pause: same slide, fragment appears
+    assert current(page)["h"] == 2
+    assert "visible" in fragment.get_attribute("class")
+    page.keyboard.press("ArrowRight")
+    assert current(page, "#/3") == {"h": 3, "hash": "#/3"}
+    page.keyboard.press("ArrowLeft")
+    assert current(page)["h"] == 2
+
+
+def test_quiz_answers_when_clicked(deck):
+    page, _ = deck
+    page.evaluate("Reveal.slide(5)")
+    quiz = page.locator("section.present .quiz")
+    quiz.locator(".quiz-choice").nth(0).click()
+    assert "再想想" in quiz.locator(".quiz-feedback").inner_text()
+    assert quiz.locator(".quiz-explain").is_hidden()
+    quiz.locator(".quiz-choice").nth(1).click()
+    assert "正确" in quiz.locator(".quiz-feedback").inner_text()
+    assert quiz.locator(".quiz-explain").is_visible()
+
+
+def test_s_opens_the_speaker_notes_window(deck):
+    page, requests = deck
+    page.keyboard.press("ArrowRight")
+    with page.expect_popup() as popup_info:
+        page.keyboard.press("s")
+    notes = popup_info.value
+    notes.wait_for_load_state()
+    notes.wait_for_function(
+        "() => (document.querySelector('.speaker-controls-notes') || {}).textContent"
+        "?.includes('这里讲平方')"
+    )
+    assert [u for u in requests if not u.startswith(("file://", "data:", "about:"))] == []
+
+
+def pdftotext(path) -> str:
+    return subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True).stdout
+
+
+def test_slides_pdf_has_one_page_per_slide_with_text(mini: Built):
+    slides = json.loads((mini.out / "values.json").read_text())["slides"]
+    reader = PdfReader(mini.out / "slides.pdf")
+    assert len(reader.pages) == slides
+    box = reader.pages[0].mediabox
+    assert (round(float(box.width)), round(float(box.height))) == (960, 540)
+    text = pdftotext(mini.out / "slides.pdf")
+    assert "平方的结果是 144" in text  # a computed value and Chinese, selectable
+    assert "顶点在 0" in text
+
+
+def test_figures_are_vectors_in_the_pdf(mini: Built):
+    listing = subprocess.run(
+        ["pdfimages", "-list", str(mini.out / "slides.pdf")], capture_output=True, text=True
+    ).stdout.splitlines()
+    assert len(listing) == 2, listing  # the header only: no raster image anywhere
+
+
+def test_handout_is_a4_with_notes_page_numbers_and_bookmarks(mini: Built):
+    slides = json.loads((mini.out / "values.json").read_text())["slides"]
+    reader = PdfReader(mini.out / "handout.pdf")
+    assert len(reader.pages) == slides
+    box = reader.pages[0].mediabox
+    assert (round(float(box.width)), round(float(box.height))) == (596, 843)
+    text = pdftotext(mini.out / "handout.pdf")
+    assert "这里讲平方：144。" in text  # speaker notes under the slide
+    assert f"2 / {slides}" in text  # page numbers
+    assert "答案：9" in text  # quiz answers in the handout
+    titles = [item.title for item in reader.outline if not isinstance(item, list)]
+    assert titles == ["第一节：基础", "第二节：图"]
+    info = subprocess.run(["pdfinfo", str(mini.out / "handout.pdf")], capture_output=True)
+    assert b"Tagged:          yes" in info.stdout
