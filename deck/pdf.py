@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 CHROMIUM_ARGS = [
@@ -24,6 +25,21 @@ SETTLED = """async () => {
   await Promise.all([...document.images].map(img => img.decode().catch(() => null)));
   return document.querySelectorAll('.pdf-page').length;
 }"""
+# Every slide's content must stay inside its 1280×720 page: measure each printed page's
+# section and the furthest right/bottom edge of anything visible in it.
+OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((section, i) => {
+  const box = section.getBoundingClientRect();
+  let right = box.left, bottom = box.top;
+  for (const el of section.querySelectorAll('*')) {
+    if (el.closest('aside.notes')) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    right = Math.max(right, r.right);
+    bottom = Math.max(bottom, r.bottom);
+  }
+  return {slide: i + 1, source: section.dataset.source || '',
+          dx: Math.round(right - box.left - 1280), dy: Math.round(bottom - box.top - 720)};
+}).filter(o => o.dx > 0 || o.dy > 0)"""
 FOOTER = (
     '<div style="width:100%;font-size:9px;color:#666;text-align:center;'
     'font-family:Noto Sans CJK SC,sans-serif"><span class="title"></span> · '
@@ -41,19 +57,50 @@ def launch(playwright):  # noqa: ANN001, ANN201 - Playwright's types are dynamic
     return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
 
 
-def print_pdfs(index_html: Path, slides_pdf: Path, handout_pdf: Path, slide_count: int) -> None:
-    """One browser session prints both PDFs from `index.html?print-pdf`."""
+@dataclass(frozen=True)
+class Overflow:
+    slide: int
+    source: str  # file:line of the slide
+    dx: int  # pixels past the right edge (≤ 0: fits)
+    dy: int  # pixels past the bottom edge
+
+    def __str__(self) -> str:
+        past = [f"{d} px {side}" for d, side in ((self.dx, "right"), (self.dy, "down")) if d > 0]
+        return f"{self.source}: warning [overflow] slide {self.slide} overflows {', '.join(past)}"
+
+
+def open_print_layout(browser, index_html: Path, slide_count: int):  # noqa: ANN001, ANN201
+    """A page showing the deck's print layout, every page laid out, fonts and images loaded."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(index_html.resolve().as_uri() + "?print-pdf", wait_until="load")
+    page.wait_for_function(READY, timeout=120_000)
+    pages = page.evaluate(SETTLED)
+    if pages != slide_count:
+        raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
+    return page
+
+
+def measure_overflow(browser, index_html: Path, slide_count: int) -> list[Overflow]:  # noqa: ANN001
+    """The slides whose content does not fit 1280×720, measured in `browser`."""
+    page = open_print_layout(browser, index_html, slide_count)
+    try:
+        return [Overflow(**o) for o in page.evaluate(OVERFLOW)]
+    finally:
+        page.close()
+
+
+def print_pdfs(
+    index_html: Path, slides_pdf: Path, handout_pdf: Path, slide_count: int
+) -> list[Overflow]:
+    """One browser session prints both PDFs from `index.html?print-pdf`; returns the slides
+    that overflow their page."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = launch(p)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.goto(index_html.resolve().as_uri() + "?print-pdf", wait_until="load")
-            page.wait_for_function(READY, timeout=120_000)
-            pages = page.evaluate(SETTLED)
-            if pages != slide_count:
-                raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
+            page = open_print_layout(browser, index_html, slide_count)
+            overflows = [Overflow(**o) for o in page.evaluate(OVERFLOW)]
             page.pdf(
                 path=str(slides_pdf),
                 width="1280px",
@@ -78,3 +125,4 @@ def print_pdfs(index_html: Path, slides_pdf: Path, handout_pdf: Path, slide_coun
             )
         finally:
             browser.close()
+    return overflows

@@ -199,7 +199,9 @@ def write_pdfs(out: Path, staging: Path, stamp: str, slides: int, log: Log, repo
     from deck.pdf import print_pdfs
 
     t0 = time.perf_counter()
-    print_pdfs(staging / "index.html", staging / names[0], staging / names[1], slides)
+    overflows = print_pdfs(staging / "index.html", staging / names[0], staging / names[1], slides)
+    for overflow in overflows:
+        log(str(overflow))
     report.printed = True
     log(f"  printed slides.pdf, handout.pdf ({time.perf_counter() - t0:.1f} s)")
 

@@ -135,3 +135,22 @@ def test_handout_is_a4_with_notes_page_numbers_and_bookmarks(mini: Built):
     assert titles == ["第一节：基础", "第二节：图"]
     info = subprocess.run(["pdfinfo", str(mini.out / "handout.pdf")], capture_output=True)
     assert b"Tagged:          yes" in info.stdout
+
+
+def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
+    from conftest import run_build
+
+    folder = tmp_path / "content" / "long"
+    folder.mkdir(parents=True)
+    (folder / "lesson.yml").write_text("title: long\n")
+    lines = "\n".join(f"- 第 {n} 行" for n in range(40))
+    (folder / "01-a.md").write_text(f"## 合适\n\n短。\n\n## 太长\n\n{lines}\n")
+    proc = run_build(tmp_path, "long")
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "[overflow]" in line]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("content/long/01-a.md:5: warning [overflow] slide 2 overflows")
+    from deck.pdf import measure_overflow
+
+    (found,) = measure_overflow(browser, tmp_path / "dist/long/index.html", 2)
+    assert (found.slide, found.source) == (2, "content/long/01-a.md:5") and found.dy > 300
