@@ -72,7 +72,7 @@ def build_lesson(folder: Path, options: Options, log: Log, report: Report) -> No
     check_labels(lesson)
     results = execute(lesson, options, log, report)
     katex = KaTeX(options.cache / "katex.json")
-    katex.prepare(collect_formulas(lesson))
+    katex.prepare(collect_formulas(lesson, results))
     deck = render_lesson(lesson, results, katex)
     write(lesson, deck, options, log, report)
     report.lessons.append(lesson.name)

@@ -78,20 +78,21 @@ def highlight_code(text: str, lang: str) -> str:
     return highlight(text, lexer, HtmlFormatter(cssclass="highlight"))
 
 
-def collect_formulas(lesson: Lesson) -> set[tuple[str, bool]]:
+def fill_values(tex: str, section: Section, result: SectionResult) -> str:
+    """Inline values inside a formula are substituted before KaTeX sees it."""
+    return VALUE.sub(lambda m: result.inline.get(section.inlines[int(m.group(1))].expr, ""), tex)
+
+
+def collect_formulas(lesson: Lesson, results: dict[str, SectionResult]) -> set[tuple[str, bool]]:
+    """Every formula of the lesson, values filled in, so KaTeX can render them in one go."""
     formulas: set[tuple[str, bool]] = set()
-    for text in lesson_texts(lesson):
-        formulas.update((tex, display) for tex, display, _ in extract(text)[1])
-    return formulas
-
-
-def lesson_texts(lesson: Lesson):
-    """Every piece of author text that may hold math."""
     for section in lesson.sections:
         for slide in section.slides:
-            if slide.title:
-                yield slide.title
-            yield from _block_texts(slide.blocks)
+            texts = [slide.title] if slide.title else []
+            for text in [*texts, *_block_texts(slide.blocks)]:
+                for tex, display, _ in extract(text)[1]:
+                    formulas.add((fill_values(tex, section, results[section.name]), display))
+    return formulas
 
 
 def _block_texts(blocks: tuple[Block, ...]):
@@ -148,7 +149,10 @@ class _SectionRenderer:
         out = self.md.reset().convert(text)
         if inline and out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
             out = out[3:-4]
-        for n, (tex, display, offset) in enumerate(formulas):
+        for n, (raw, display, offset) in enumerate(formulas):
+            for m in VALUE.findall(raw):
+                self.record_value(int(m))
+            tex = fill_values(raw, self.section, self.result)
             rendered = self.katex.html(tex, display)
             if rendered is None:
                 problem = self.katex.error(tex, display) or "not rendered"
