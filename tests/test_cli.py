@@ -137,3 +137,16 @@ def test_default_builds_every_lesson_in_content(tmp_path: Path):
     assert proc.stderr == ""
     assert (tmp_path / "dist/mini/index.html").is_file()
     assert (tmp_path / "dist/torchy/index.html").is_file()
+
+
+def test_inline_value_inside_math_is_rendered_and_recorded(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    (folder / "02-figure.md").write_text("## M\n\n$$\\sqrt{d_k} = `{python} 2 + 3`$$\n")
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "dist/mini/index.html").read_text()
+    assert '<annotation encoding="application/x-tex">\\sqrt{d_k} = 5</annotation>' in html
+    values = json.loads((tmp_path / "dist/mini/values.json").read_text())["values"]
+    assert {"expr": "2 + 3", "text": "5", "loc": "content/mini/02-figure.md:3"}.items() <= next(
+        v for v in values if v["expr"] == "2 + 3"
+    ).items()
