@@ -41,7 +41,8 @@ FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$")
-HEADING_ATTRS = re.compile(r"^(.*?)\s*\{([^{}]*)\}$")
+HEADING_ATTRS = re.compile(r"^(.*?)\s+\{([^{}]*)\}$")
+UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
 ATTR_TOKEN = re.compile(
     r"""\s*(?:\.([\w-]+)|#([\w-]+)|([\w-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))"""
@@ -199,6 +200,8 @@ class _Scanner:
                 if problem:
                     self.error(index, "option", problem)
                     ok = False
+                if key in ("fig-cap", "fig-alt") and isinstance(value, str):
+                    value = self.inline(value, index)
                 options[str(key)] = value
             k += 1
         if not ok:
@@ -338,14 +341,16 @@ class _Scanner:
             if heading:
                 level = len(heading.group(1))
                 title = heading.group(2)
-                if "{" in title:
-                    ma = HEADING_ATTRS.match(title)
-                    parsed = parse_attrs(ma.group(2)) if ma else None
+                attr_text = HEADING_ATTRS.match(title)
+                if attr_text:
+                    parsed = parse_attrs(attr_text.group(2))
                     if parsed is None:
                         self.error(i, "attr", f"cannot read slide attributes in `{line.strip()}`")
                     else:
-                        title = ma.group(1)
+                        title = attr_text.group(1)
                         classes, attrs = parsed
+                elif UNCLOSED_ATTRS.search(title):
+                    self.error(i, "attr", f"slide attributes not closed in `{line.strip()}`")
                 title = self.inline(title, i)
                 self.pos += 1
             elif self.is_rule(i):

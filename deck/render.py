@@ -166,6 +166,15 @@ class _SectionRenderer:
             out = out.replace(placeholder(index), html.escape(self.value(index)))
         return out
 
+    def fill(self, text: str) -> str:
+        """Plain text (e.g. alt text) with inline values substituted and recorded."""
+
+        def sub(m: re.Match[str]) -> str:
+            self.record_value(int(m.group(1)))
+            return self.value(int(m.group(1)))
+
+        return VALUE.sub(sub, text)
+
     def record_value(self, index: int) -> None:
         expr = self.section.inlines[index]
         self.records["values"].append(
@@ -246,7 +255,7 @@ class _SectionRenderer:
         return '<div class="cell">' + "\n".join(parts) + "</div>" if parts else ""
 
     def figure(self, cell: Cell, file: str, width: float, height: float) -> str:
-        alt = cell.options.get("fig-alt")
+        alt = self.fill(cell.options.get("fig-alt") or "")
         if not alt:
             self.diagnostics.append(
                 Diagnostic(cell.loc, "figure", "figure has no alt text: add `#| fig-alt: …`")

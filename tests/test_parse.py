@@ -203,3 +203,21 @@ def test_lesson_sections_in_name_order_and_all_errors_collected(tmp_path: Path):
     (tmp_path / "01-a.md").write_text("## A\n")
     lesson = load_lesson(tmp_path)
     assert [s.name for s in lesson.sections] == ["01-a", "02-b"]
+
+
+def test_braces_in_heading_math_are_not_attributes():
+    first, second = "除以 $\\sqrt{d_k}$？", "分数 $\\frac{a}{b}$"
+    section, problems = parse(f"## {first}\n\n## {second} {{.small}}\n")
+    assert problems == []
+    assert [s.title for s in section.slides] == [first, second]
+    assert section.slides[1].classes == ("small",)
+
+
+def test_inline_expressions_in_figure_caption_and_alt():
+    options = "#| fig-cap: n = `{python} n`\n#| fig-alt: a `{python} m`\n"
+    text = f"## A\n\n```{{python}}\n{options}x = 1\n```\n"
+    section, problems = parse(text)
+    assert problems == []
+    cell = section.slides[0].blocks[0]
+    assert cell.options["fig-cap"] == f"n = {placeholder(0)}"
+    assert [(e.expr, e.loc.line) for e in section.inlines] == [("n", 4), ("m", 5)]
