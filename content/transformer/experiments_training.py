@@ -1,0 +1,285 @@
+"""需要在构建时训练小模型的对比实验：关掉注意力头、去掉残差、去掉 LayerNorm、去掉位置编码。
+
+每个实验都在 reproducible(seed) 里运行：固定随机种子和线程数（单线程，保证每次结果逐位相同），
+结束后恢复全局随机状态。返回值都是普通数据（可 JSON 序列化）。
+"""
+
+from collections.abc import Callable
+from contextlib import contextmanager
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from encoder import Encoder
+from encoding import SinusoidalPositionalEncoding
+from multihead import MultiHeadAttention
+
+
+@contextmanager
+def reproducible(seed: int, threads: int = 1):
+    """固定随机种子与线程数；退出时恢复调用者的随机状态和线程数。"""
+    old_threads = torch.get_num_threads()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        torch.set_num_threads(threads)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(old_threads)
+
+
+def train(
+    model: nn.Module, make_batch: Callable, compute_loss: Callable, steps: int, lr: float, seed: int
+) -> list[float]:
+    """Adam 训练 steps 步，每步取一个新的随机批次；返回每一步的损失。"""
+    gen = torch.Generator().manual_seed(seed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(steps):
+        loss = compute_loss(model, *make_batch(gen))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+# ---------- 1. 关掉注意力头：不同的头负责不同的关系 ----------
+
+RELATIONS = ("previous", "next", "first")  # 复制前一个词 / 后一个词 / 第一个词
+VOCAB, SEQ_LEN = 10, 8
+
+
+def relation_batch(gen: torch.Generator, batch: int = 64) -> tuple[torch.Tensor, ...]:
+    """随机序列 x 与每个位置的关系类型 r；目标 y_i = x_{i-1} / x_{i+1} / x_0。"""
+    x = torch.randint(0, VOCAB, (batch, SEQ_LEN), generator=gen)
+    r = torch.randint(0, 3, (batch, SEQ_LEN), generator=gen)
+    r[:, 0] = torch.where(r[:, 0] == 0, 1, r[:, 0])  # 第一个位置没有「前一个词」
+    r[:, -1] = torch.where(r[:, -1] == 1, 0, r[:, -1])  # 最后一个位置没有「后一个词」
+    previous, following = torch.roll(x, 1, dims=1), torch.roll(x, -1, dims=1)
+    first = x[:, :1].expand(-1, SEQ_LEN)
+    y = torch.where(r == 0, previous, torch.where(r == 1, following, first))
+    return x, r, y
+
+
+class RelationModel(nn.Module):
+    """一层多头注意力。关系类型只在注意力之后才加进来，所以注意力模式无法依赖它：
+    三种关系需要三种不同的注意力模式，只能由不同的头分别承担。"""
+
+    def __init__(self, d_model: int = 64, num_heads: int = 4):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, d_model)
+        self.position = SinusoidalPositionalEncoding(SEQ_LEN, d_model)
+        self.attn = MultiHeadAttention(d_model, num_heads)
+        self.relation = nn.Embedding(len(RELATIONS), d_model)
+        self.readout = nn.Sequential(
+            nn.LayerNorm(d_model), nn.Linear(d_model, 128), nn.ReLU(), nn.Linear(128, VOCAB)
+        )
+
+    def forward(self, x, r, head_mask=None) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.position(self.embed(x))
+        out, weights = self.attn(h, h, h, head_mask=head_mask)
+        return self.readout(out + self.relation(r)), weights
+
+
+def relation_loss(model: RelationModel, x, r, y) -> torch.Tensor:
+    logits, _ = model(x, r)
+    return F.cross_entropy(logits.reshape(-1, VOCAB), y.reshape(-1))
+
+
+def accuracy_per_relation(logits: torch.Tensor, r: torch.Tensor, y: torch.Tensor) -> list[float]:
+    correct = logits.argmax(-1) == y
+    return [float(correct[r == i].float().mean()) for i in range(len(RELATIONS))]
+
+
+def head_focus(weights: torch.Tensor) -> list[dict]:
+    """每个头平均放在「前一个词 / 后一个词 / 第一个词」上的注意力。
+
+    query 只取位置 2..n-2，这样三类位置互不重叠。
+    """
+    i = torch.arange(2, SEQ_LEN - 1)
+    focus = []
+    for w in weights.mean(dim=0):  # 对批次平均后，每个头一个 (n, n)
+        focus.append(
+            {
+                "previous": float(w[i, i - 1].mean()),
+                "next": float(w[i, i + 1].mean()),
+                "first": float(w[i, 0].mean()),
+            }
+        )
+    return focus
+
+
+def head_ablation(steps: int = 400, num_heads: int = 4, n_test: int = 2000, seed: int = 0) -> dict:
+    """训练 RelationModel，然后逐个关掉每个头，测每种关系的准确率。
+
+    保证（测试检查）：完整模型每种关系准确率 ≥ 0.95；至少有一个头，关掉后某种关系准确率下降 ≥ 0.3，
+    而另一种关系下降 ≤ 0.05（头的分工）。哪个头负责哪种关系取决于初始化，不做保证。
+    返回 {"relations", "num_heads", "losses", "full_accuracy": [R], "ablated_accuracy": H×R,
+          "drop": H×R, "head_focus": [H 个 {previous, next, first}],
+          "specialist": {关系: 关掉后该关系下降最多的头}}
+    """
+    with reproducible(seed):
+        model = RelationModel(num_heads=num_heads)
+        losses = train(model, relation_batch, relation_loss, steps, lr=3e-3, seed=seed)
+        x, r, y = relation_batch(torch.Generator().manual_seed(seed + 1), n_test)
+        with torch.no_grad():
+            logits, weights = model(x, r)
+            full = accuracy_per_relation(logits, r, y)
+            ablated = []
+            for head in range(num_heads):
+                head_mask = torch.ones(num_heads)
+                head_mask[head] = 0.0
+                ablated.append(accuracy_per_relation(model(x, r, head_mask)[0], r, y))
+    drop = [[f - a for f, a in zip(full, row, strict=True)] for row in ablated]
+    specialist = {
+        name: max(range(num_heads), key=lambda h: drop[h][j]) for j, name in enumerate(RELATIONS)
+    }
+    return {
+        "relations": list(RELATIONS),
+        "num_heads": num_heads,
+        "losses": losses,
+        "full_accuracy": full,
+        "ablated_accuracy": ablated,
+        "drop": drop,
+        "head_focus": head_focus(weights),
+        "specialist": specialist,
+    }
+
+
+# ---------- 2. 残差连接与 LayerNorm ----------
+
+
+def sort_batch(gen: torch.Generator, batch: int = 32) -> tuple[torch.Tensor, torch.Tensor]:
+    """排序任务：输入 8 个 0..9 的数，每个位置输出排序后该位置上的数。"""
+    x = torch.randint(0, VOCAB, (batch, SEQ_LEN), generator=gen)
+    return x, x.sort(dim=1).values
+
+
+class SortModel(nn.Module):
+    """嵌入 + 正弦位置编码 → N 层 Post-LN 编码器 → 每个位置分类。"""
+
+    def __init__(self, num_layers: int, residual: bool, d_model: int = 32):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, d_model)
+        self.position = SinusoidalPositionalEncoding(SEQ_LEN, d_model)
+        self.encoder = Encoder(num_layers, d_model, 4, 2 * d_model, residual=residual)
+        self.out = nn.Linear(d_model, VOCAB)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.encoder(self.position(self.embed(x)))[0])
+
+
+def sort_loss(model: SortModel, x, y) -> torch.Tensor:
+    return F.cross_entropy(model(x).reshape(-1, VOCAB), y.reshape(-1))
+
+
+def residual_ablation(num_layers: int = 6, steps: int = 200, seed: int = 0) -> dict:
+    """同样的 6 层 Post-LN 编码器、同样的数据，有残差 vs 无残差，训练排序任务。
+
+    返回 {"steps", "num_layers", "loss_with_residual": [...], "loss_without_residual": [...],
+          "final_with_residual", "final_without_residual"}（final = 最后 20 步的平均损失）。
+    """
+    curves = {}
+    for residual in (True, False):
+        with reproducible(seed):
+            model = SortModel(num_layers, residual)
+            curves[residual] = train(model, sort_batch, sort_loss, steps, lr=1e-3, seed=seed)
+    return {
+        "steps": steps,
+        "num_layers": num_layers,
+        "loss_with_residual": curves[True],
+        "loss_without_residual": curves[False],
+        "final_with_residual": sum(curves[True][-20:]) / 20,
+        "final_without_residual": sum(curves[False][-20:]) / 20,
+    }
+
+
+def layernorm_activation_stats(
+    num_layers: int = 12, d_model: int = 64, n: int = 16, batch: int = 8, seed: int = 0
+) -> dict:
+    """随机初始化的深层编码器（有残差），每层输出的均值和标准差：有 LayerNorm vs 没有。
+
+    返回 {"layer": [1..N], "with_layer_norm": {"mean", "std"},
+          "without_layer_norm": {"mean", "std"}}
+    """
+    result = {"layer": list(range(1, num_layers + 1))}
+    for name, layer_norm in (("with_layer_norm", True), ("without_layer_norm", False)):
+        with reproducible(seed), torch.no_grad():
+            encoder = Encoder(num_layers, d_model, 4, 4 * d_model, layer_norm=layer_norm)
+            x = torch.randn(batch, n, d_model)
+            means, stds = [], []
+            for layer in encoder.layers:
+                x, _ = layer(x)
+                means.append(float(x.mean()))
+                stds.append(float(x.std()))
+        result[name] = {"mean": means, "std": stds}
+    return result
+
+
+# ---------- 3. 去掉位置编码：与顺序有关的任务 ----------
+
+A, B = 0, 1  # 两个特殊 token；其余 token 2..11 是填充
+
+
+def order_batch(gen: torch.Generator, batch: int = 64) -> tuple[torch.Tensor, torch.Tensor]:
+    """每个序列恰好含一个 A 和一个 B，标签 = A 是否出现在 B 之前。"""
+    x = torch.randint(2, 12, (batch, SEQ_LEN), generator=gen)
+    order = torch.argsort(torch.rand(batch, SEQ_LEN, generator=gen), dim=1)
+    rows = torch.arange(batch)
+    x[rows, order[:, 0]] = A
+    x[rows, order[:, 1]] = B
+    return x, (order[:, 0] < order[:, 1]).long()
+
+
+class OrderModel(nn.Module):
+    """嵌入（+ 可选的正弦位置编码）→ 1 层编码器 → 对所有位置取平均 → 二分类。"""
+
+    def __init__(self, use_position: bool, d_model: int = 32):
+        super().__init__()
+        self.embed = nn.Embedding(12, d_model)
+        self.position = SinusoidalPositionalEncoding(SEQ_LEN, d_model) if use_position else None
+        self.encoder = Encoder(1, d_model, 4, 2 * d_model)
+        self.out = nn.Linear(d_model, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.embed(x)
+        if self.position is not None:
+            h = self.position(h)
+        return self.out(self.encoder(h)[0].mean(dim=1))
+
+
+def order_loss(model: OrderModel, x, y) -> torch.Tensor:
+    return F.cross_entropy(model(x), y)
+
+
+def swap_a_b(x: torch.Tensor) -> torch.Tensor:
+    """交换 A 与 B 的位置：token 的集合不变，标签反转。"""
+    swapped = x.clone()
+    swapped[x == A], swapped[x == B] = B, A
+    return swapped
+
+
+def pe_ablation(steps: int = 150, n_test: int = 1000, seed: int = 0) -> dict:
+    """「A 是否在 B 之前？」有位置编码 vs 没有位置编码。
+
+    测试集由 n_test 个序列和它们交换 A、B 后的版本组成（标签正好相反）。没有位置编码时模型对
+    置换不变，每一对都给出相同预测，所以准确率恰为 50%（机会水平）。
+    返回 {"chance", "accuracy_with_pe", "accuracy_without_pe", "losses_with_pe",
+          "losses_without_pe", "pair_agreement_with_pe", "pair_agreement_without_pe"}
+    """
+    x, y = order_batch(torch.Generator().manual_seed(seed + 1), n_test)
+    x_test, y_test = torch.cat([x, swap_a_b(x)]), torch.cat([y, 1 - y])
+    result = {"chance": 0.5}
+    for name, use_position in (("with_pe", True), ("without_pe", False)):
+        with reproducible(seed):
+            model = OrderModel(use_position)
+            losses = train(model, order_batch, order_loss, steps, lr=3e-3, seed=seed)
+            with torch.no_grad():
+                prediction = model(x_test).argmax(dim=-1)
+        result[f"accuracy_{name}"] = float((prediction == y_test).float().mean())
+        result[f"losses_{name}"] = losses
+        same = prediction[:n_test] == prediction[n_test:]  # 原序列与交换后的序列预测是否相同
+        result[f"pair_agreement_{name}"] = float(same.float().mean())
+    return result
