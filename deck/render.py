@@ -41,6 +41,7 @@ from deck.model import (
 
 TEMPLATES = Path(__file__).parent / "templates"
 TAG = re.compile(r"<[^>]+>")
+BLOCK_END = re.compile(r"</(?:td|th|tr|p|li|div|caption|pre)>|<br\s*/?>")
 VALUE = re.compile("\u2063V(\\d+)\u2063")
 SLIDE_ATTRS = {"id"}  # everything else becomes data-<key>, which reveal.js reads
 
@@ -67,7 +68,9 @@ class RenderedDeck:
 
 
 def plain(markup: str) -> str:
-    return html.unescape(TAG.sub("", markup)).strip()
+    """Text of HTML, with table cells and blocks kept apart by spaces."""
+    spaced = BLOCK_END.sub(" ", markup)
+    return re.sub(r"\s+", " ", html.unescape(TAG.sub("", spaced))).strip()
 
 
 def highlight_code(text: str, lang: str) -> str:
@@ -238,6 +241,7 @@ class _SectionRenderer:
             for output in result.outputs:
                 self.records["outputs"].append(
                     {
+                        "label": cell.label,
                         "loc": str(cell.loc),
                         "slide": self.number,
                         "kind": output.kind,

@@ -12,3 +12,12 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 if str(LESSON_DIR) not in sys.path:
     sys.path.insert(0, str(LESSON_DIR))
+
+import pytest  # noqa: E402
+from lesson_build import Built, build_lesson  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def lesson(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The real lesson built once (cells cached in .cache/ like a user's build)."""
+    return build_lesson(tmp_path_factory.mktemp("lesson"))

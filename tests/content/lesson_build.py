@@ -1,0 +1,69 @@
+"""Build the real transformer lesson once per test session and read back what slides show."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+NUMBER = re.compile(r"(?<![A-Za-z_\d.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+@dataclass(frozen=True)
+class Built:
+    out: Path  # dist/transformer of the test build
+    values: dict[str, Any]
+    html: str
+
+    def inline(self, expr: str) -> str:
+        """The text a slide shows for inline expression `expr` (exactly as written)."""
+        shown = {v["text"] for v in self.values["values"] if v["expr"] == expr}
+        assert shown, f"no inline value `{expr}` in values.json"
+        assert len(shown) == 1, shown
+        text = shown.pop()
+        assert text in self.html, f"`{text}` not on any slide"  # math keeps its TeX source
+        return text
+
+    def number(self, expr: str) -> float:
+        return float(self.inline(expr).replace(",", "").rstrip("%"))
+
+    def output(self, label: str) -> str:
+        """The plain text of the output a labelled cell shows (e.g. a table)."""
+        texts = [o["text"] for o in self.values["outputs"] if o["label"] == label]
+        assert texts, f"no output of cell `{label}`"
+        return "\n".join(texts)
+
+    def output_numbers(self, label: str) -> list[float]:
+        return [float(x) for x in NUMBER.findall(self.output(label))]
+
+    def quiz(self, needle: str) -> dict[str, Any]:
+        (quiz,) = [q for q in self.values["quizzes"] if needle in q["question"]]
+        return quiz
+
+
+def build_lesson(tmp: Path) -> Built:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "build.py",
+            "transformer",
+            "--no-pdf",
+            "--out",
+            str(tmp / "dist"),
+            "--figures",
+            str(tmp / "figures"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = tmp / "dist" / "transformer"
+    values = json.loads((out / "values.json").read_text("utf-8"))
+    return Built(out, values, (out / "index.html").read_text("utf-8"))
