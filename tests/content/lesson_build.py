@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -47,17 +48,14 @@ class Built:
 
 
 def build_lesson(tmp: Path) -> Built:
+    """Build content/transformer (or $DECK_TEST_CONTENT/transformer, with $DECK_TEST_CACHE)."""
+    args = ["--out", str(tmp / "dist"), "--figures", str(tmp / "figures")]
+    if os.environ.get("DECK_TEST_CONTENT"):
+        args += ["--content", os.environ["DECK_TEST_CONTENT"]]
+    if os.environ.get("DECK_TEST_CACHE"):
+        args += ["--cache", os.environ["DECK_TEST_CACHE"]]
     proc = subprocess.run(
-        [
-            sys.executable,
-            "build.py",
-            "transformer",
-            "--no-pdf",
-            "--out",
-            str(tmp / "dist"),
-            "--figures",
-            str(tmp / "figures"),
-        ],
+        [sys.executable, "build.py", "transformer", "--no-pdf", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
