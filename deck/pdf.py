@@ -31,7 +31,8 @@ OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((s
   const box = section.getBoundingClientRect();
   let right = box.left, bottom = box.top;
   for (const el of section.querySelectorAll('*')) {
-    if (el.closest('aside.notes')) continue;
+    // KaTeX draws some glyphs as wide SVGs clipped by their box: measure formulas as a whole.
+    if (el.closest('aside.notes') || el.parentElement.closest('.katex')) continue;
     const r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;
     right = Math.max(right, r.right);

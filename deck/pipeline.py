@@ -147,8 +147,8 @@ def copy_assets(target: Path) -> None:
 
 
 def tree_hash(folder: Path) -> str:
-    """A hash of every file's path and bytes: equal hashes print equal PDFs."""
-    h = hashlib.sha256()
+    """A hash of every file's path and bytes (and of the printer): equal hashes print equal PDFs."""
+    h = hashlib.sha256((Path(__file__).parent / "pdf.py").read_bytes())
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
@@ -172,9 +172,11 @@ def write(lesson: Lesson, deck: RenderedDeck, options: Options, log: Log, report
         stamp = tree_hash(staging)
         values = json.dumps(deck.values, ensure_ascii=False, indent=1)
         (staging / "values.json").write_text(values + "\n", "utf-8")
-        (staging / STAMP).write_text(stamp, "utf-8")
-        if options.pdf:
-            write_pdfs(out, staging, stamp, len(deck.slides), log, report)
+        warnings = (
+            write_pdfs(out, staging, stamp, len(deck.slides), log, report) if options.pdf else []
+        )
+        record = {"hash": stamp, "pdf": options.pdf, "warnings": warnings}
+        (staging / STAMP).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
         swap(staging, out)
         swap(figures_staging, figures_out)
     finally:
@@ -186,24 +188,42 @@ def write(lesson: Lesson, deck: RenderedDeck, options: Options, log: Log, report
     )
 
 
-def write_pdfs(out: Path, staging: Path, stamp: str, slides: int, log: Log, report: Report) -> None:
-    """Print both PDFs, or keep the previous ones when the deck is byte-for-byte the same."""
-    previous = out / STAMP
+def previous_build(out: Path) -> dict:
+    try:
+        return json.loads((out / STAMP).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def write_pdfs(
+    out: Path, staging: Path, stamp: str, slides: int, log: Log, report: Report
+) -> list[str]:
+    """Print both PDFs, or keep the previous ones when the deck is byte-for-byte the same.
+
+    Returns the layout warnings (slides that overflow), which are kept with the build so an
+    unchanged rebuild repeats them without opening a browser.
+    """
+    previous = previous_build(out)
     names = ("slides.pdf", "handout.pdf")
-    if previous.is_file() and previous.read_text("utf-8") == stamp:
+    if previous.get("hash") == stamp and previous.get("pdf"):
         if all((out / n).is_file() for n in names):
             for n in names:
                 shutil.copyfile(out / n, staging / n)
+            warnings = list(previous.get("warnings", []))
+            for warning in warnings:
+                log(warning)
             log("  kept    slides.pdf, handout.pdf (deck unchanged)")
-            return
+            return warnings
     from deck.pdf import print_pdfs
 
     t0 = time.perf_counter()
     overflows = print_pdfs(staging / "index.html", staging / names[0], staging / names[1], slides)
-    for overflow in overflows:
-        log(str(overflow))
+    warnings = [str(overflow) for overflow in overflows]
+    for warning in warnings:
+        log(warning)
     report.printed = True
     log(f"  printed slides.pdf, handout.pdf ({time.perf_counter() - t0:.1f} s)")
+    return warnings
 
 
 def swap(staging: Path, target: Path) -> None:

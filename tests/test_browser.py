@@ -150,6 +150,8 @@ def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
     warnings = [line for line in proc.stderr.splitlines() if "[overflow]" in line]
     assert len(warnings) == 1
     assert warnings[0].startswith("content/long/01-a.md:5: warning [overflow] slide 2 overflows")
+    again = run_build(tmp_path, "long")  # nothing changed: PDFs kept, the warning repeated
+    assert "kept" in again.stderr and warnings[0] in again.stderr.splitlines()
     from deck.pdf import measure_overflow
 
     (found,) = measure_overflow(browser, tmp_path / "dist/long/index.html", 2)
