@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,6 @@ from deck.model import (
 )
 
 TEMPLATES = Path(__file__).parent / "templates"
-TAG = re.compile(r"<[^>]+>")
-BLOCK_END = re.compile(r"</(?:td|th|tr|p|li|div|caption|pre)>|<br\s*/?>")
 VALUE = re.compile("\u2063V(\\d+)\u2063")
 SLIDE_ATTRS = {"id"}  # everything else becomes data-<key>, which reveal.js reads
 
@@ -67,10 +66,47 @@ class RenderedDeck:
     figures: tuple[Path, ...]  # figure files to publish under figures/
 
 
+class _PlainText(HTMLParser):
+    """Text of rendered HTML: formulas as `$TeX$`, table cells and blocks apart by spaces."""
+
+    BLOCKS = {"td", "th", "tr", "p", "li", "div", "caption", "pre", "br"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0  # depth inside KaTeX's visual copy of a formula
+        self.tex = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if self.skip or "katex-html" in classes or tag == "math":
+            self.skip += 1
+        if tag == "annotation":
+            self.tex = True
+        if tag in self.BLOCKS:
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "annotation":
+            self.tex = False
+        elif self.skip:
+            self.skip -= 1
+        if tag in self.BLOCKS:
+            self.parts.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if self.tex:
+            self.parts.append(f"${data}$")
+        elif not self.skip:
+            self.parts.append(data)
+
+
 def plain(markup: str) -> str:
-    """Text of HTML, with table cells and blocks kept apart by spaces."""
-    spaced = BLOCK_END.sub(" ", markup)
-    return re.sub(r"\s+", " ", html.unescape(TAG.sub("", spaced))).strip()
+    """Text of HTML as a reader would quote it (formulas as `$TeX$`)."""
+    parser = _PlainText()
+    parser.feed(markup)
+    parser.close()
+    return re.sub(r"\s+", " ", "".join(parser.parts)).strip()
 
 
 def highlight_code(text: str, lang: str) -> str:
