@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import html
 import re
-from html.parser import HTMLParser
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
