@@ -174,7 +174,11 @@ class _SectionRenderer:
             extensions=["tables", "sane_lists", "attr_list", "pymdownx.betterem"],
             output_format="html",
         )
-        self.cells = {c.line: c for c in self.result.cells}
+        # Results follow the cells' order (equal cache keys mean the same cells in the same
+        # order); line numbers are not in the key, so they may have moved since.
+        cells = self.section.cells()
+        assert len(cells) == len(self.result.cells), "cache key collision"
+        self.cells = {id(c): r for c, r in zip(cells, self.result.cells, strict=True)}
 
     # ---- text -----------------------------------------------------------------------
 
@@ -267,7 +271,7 @@ class _SectionRenderer:
         raise TypeError(block)
 
     def cell(self, cell: Cell) -> str:
-        result = self.cells.get(cell.loc.line)
+        result = self.cells.get(id(cell))
         if result is None or cell.options.get("include") is False:
             return ""
         parts = []

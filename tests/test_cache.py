@@ -110,3 +110,17 @@ def test_force_reruns_every_section(tmp_path: Path):
     again = run_build(tmp_path, "mini", "--no-pdf", "--force")
     assert again.returncode == 0
     assert again.stderr.count(" ran ") == 2
+
+
+def test_prose_added_above_cells_keeps_their_outputs_in_a_cached_build(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
+    before = json.loads((tmp_path / "dist/mini/values.json").read_text())
+    edit(folder / "02-figure.md", "## 一张图\n", "## 一张图\n\n新加的一段说明。\n\n更多说明。\n")
+    proc = run_build(tmp_path, "mini", "--no-pdf")
+    assert proc.returncode == 0 and " ran " not in proc.stderr
+    after = json.loads((tmp_path / "dist/mini/values.json").read_text())
+    assert [f["file"] for f in after["figures"]] == [f["file"] for f in before["figures"]]
+    assert after["figures"][0]["loc"] == "content/mini/02-figure.md:15"  # the new line
+    assert len(after["outputs"]) == len(before["outputs"])
+    assert '<img src="figures/parabola.svg"' in (tmp_path / "dist/mini/index.html").read_text()
