@@ -21,17 +21,22 @@ class Built:
     values: dict[str, Any]
     html: str
 
-    def inline(self, expr: str) -> str:
-        """The text a slide shows for inline expression `expr` (exactly as written)."""
-        shown = {v["text"] for v in self.values["values"] if v["expr"] == expr}
+    def inline(self, expr: str, section: str = "") -> str:
+        """The text a slide shows for inline expression `expr` (exactly as written), in the
+        sections whose name starts with `section` (e.g. "03")."""
+        shown = {
+            v["text"]
+            for v in self.values["values"]
+            if v["expr"] == expr and v["section"].startswith(section)
+        }
         assert shown, f"no inline value `{expr}` in values.json"
-        assert len(shown) == 1, shown
+        assert len(shown) == 1, f"`{expr}` shows {shown}: name the section"
         text = shown.pop()
         assert text in self.html, f"`{text}` not on any slide"  # math keeps its TeX source
         return text
 
-    def number(self, expr: str) -> float:
-        return float(self.inline(expr).replace(",", "").rstrip("%"))
+    def number(self, expr: str, section: str = "") -> float:
+        return float(self.inline(expr, section).replace(",", "").rstrip("%"))
 
     def output(self, label: str) -> str:
         """The plain text of the output a labelled cell shows (e.g. a table)."""

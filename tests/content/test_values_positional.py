@@ -69,7 +69,7 @@ def test_permutation_equivariance_recomputed_with_torch_sdpa(lesson: Built):
 
 def test_formula_constants_and_check(lesson: Built):
     d = 512
-    assert lesson.number("d_model") == d
+    assert lesson.number("d_model", "03") == d
     assert lesson.number('f"{shortest:.2f}"') == round(2 * math.pi, 2)
     longest = 2 * math.pi * 10000 ** ((d - 2) / d)  # the slowest pair, i = d/2 − 1
     assert lesson.number('f"{longest:,.0f}"') == round(longest)

@@ -1,0 +1,288 @@
+"""Section 4 (multi-head attention): every number on its slides, recomputed independently.
+
+Shapes and parameter counts come from PyTorch's own nn.MultiheadAttention and closed formulas;
+the MiniLM head statistics from transformers' BertModel (eager attention) with the head
+statistics and the classification rule re-implemented here from their documented definitions;
+the head-ablation numbers from the same trained model, but with heads switched off another way
+(zeroing that head's columns of W_O) and accuracies counted by our own loop.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+import torch
+from lesson_build import Built
+from torch import nn
+
+BASE = {"d_model": 512, "num_heads": 8}  # the paper's configurations (inputs, not results)
+LARGE = {"d_model": 1024, "num_heads": 16}
+CAT = "The cat sat on the mat"
+IT = "The animal didn't cross the street because it was too tired"
+
+
+def torch_parameters(d_model: int, num_heads: int, bias: bool = True) -> int:
+    mha = nn.MultiheadAttention(d_model, num_heads, bias=bias)
+    return sum(p.numel() for p in mha.parameters())
+
+
+def integers(text: str) -> list[int]:
+    """Integers as shown, thousands separators allowed ("1,050,624")."""
+    return [int(m.replace(",", "")) for m in re.findall(r"(?<![\d.])\d{1,3}(?:,\d{3})+|\d+", text)]
+
+
+# ---------- configuration, shapes, code ----------
+
+
+def test_config_table_and_head_width(lesson: Built):
+    expected = []
+    for cfg in (BASE, LARGE):
+        expected += [cfg["d_model"], cfg["num_heads"], cfg["d_model"] // cfg["num_heads"]]
+    assert lesson.output_numbers("mh-configs") == expected
+    assert (
+        lesson.number('base["d_model"] // base["num_heads"]') == BASE["d_model"] / BASE["num_heads"]
+    )
+    assert lesson.number('base["num_heads"]') == BASE["num_heads"]
+
+
+def test_shape_table_matches_torch_multihead_attention(lesson: Built):
+    batch, n, d, h = 2, 10, BASE["d_model"], BASE["num_heads"]
+    x = torch.randn(batch, n, d)
+    mha = nn.MultiheadAttention(d, h, batch_first=True)
+    with torch.no_grad():
+        out, weights = mha(x, x, x, average_attn_weights=False)
+    d_k = d // h
+    expected = [
+        (batch, n, d),  # input
+        (batch, n, d),  # projection
+        (batch, h, n, d_k),  # split heads
+        tuple(weights.shape),  # weights: PyTorch's own per-head weights
+        (batch, h, n, d_k),  # per-head outputs
+        (batch, n, h * d_k),  # concat
+        tuple(out.shape),  # output
+    ]
+    shown = [
+        tuple(int(v) for v in m.split(", "))
+        for m in re.findall(r"\((\d+(?:, \d+)+)\)", lesson.output("mh-shapes"))
+    ]
+    assert shown == expected
+    assert lesson.number("batch") == batch and lesson.number("seq_len") == n
+    assert lesson.number("d_k") == d_k
+
+
+def test_agreement_with_pytorch_is_float32_rounding(lesson: Built):
+    assert lesson.number('f"{error_out:.1e}"') < 1e-5
+    assert lesson.number('f"{error_weights:.1e}"') < 1e-6
+
+
+# ---------- parameter counts and the quiz ----------
+
+
+def test_parameter_table_counts_torch_parameters(lesson: Built):
+    d = BASE["d_model"]
+    shown = integers(lesson.output("mh-params"))
+    rows = [shown[i : i + 3] for i in range(0, len(shown), 3)]
+    assert [r[0] for r in rows] == [1, 2, 4, 8, 16]
+    for h, d_k, params in rows:
+        assert d_k == d // h
+        assert params == torch_parameters(d, h) == 4 * d * d + 4 * d
+    assert integers(lesson.inline('f"{formula:,}"')) == [torch_parameters(d, BASE["num_heads"])]
+    large = torch_parameters(LARGE["d_model"], LARGE["num_heads"])
+    assert integers(lesson.inline('f"{params_large:,}"')) == [large]
+    assert lesson.number('d // base["num_heads"]') == d // BASE["num_heads"]
+
+
+def test_parameter_quiz(lesson: Built):
+    d, h = BASE["d_model"], BASE["num_heads"]
+    quiz = lesson.quiz("一层多头注意力")
+    right = torch_parameters(d, h)
+    assert integers(quiz["answer_text"]) == [right]
+    distractors = {
+        torch_parameters(d, h, bias=False),  # no biases
+        3 * d * d + 3 * d,  # no W_O
+        h * right,  # multiplied by h
+    }
+    shown = {integers(c)[0] for k, c in enumerate(quiz["choices"]) if k != quiz["answer"]}
+    assert shown == distractors
+    assert f"= {d}" in quiz["question"] and f"= {h}" in quiz["question"]
+
+
+# ---------- real MiniLM heads ----------
+
+
+@pytest.fixture(scope="module")
+def bert():
+    from transformers import BertModel, BertTokenizer
+
+    from pretrained import model_dir
+
+    tokenizer = BertTokenizer.from_pretrained(str(model_dir()))
+    model = BertModel.from_pretrained(str(model_dir()), attn_implementation="eager").eval()
+
+    def attentions(sentence: str) -> tuple[list[str], np.ndarray]:
+        encoded = tokenizer(sentence, return_tensors="pt")
+        with torch.no_grad():
+            att = model(**encoded, output_attentions=True).attentions
+        tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"][0])
+        return tokens, torch.stack([a[0] for a in att]).double().numpy()  # (L, H, n, n)
+
+    return attentions
+
+
+def classify(w: np.ndarray) -> tuple[str, float]:
+    """The documented rule: a position type holding ≥ 50% of the mass names the head; else
+    entropy/log(n) ≥ 0.8 → broad; else mixed. Word queries only (no [CLS]/[SEP])."""
+    n = w.shape[0]
+    words = np.arange(1, n - 1)
+    stats = {
+        "previous": w[np.arange(2, n - 1), np.arange(1, n - 2)].mean(),
+        "next": w[np.arange(1, n - 2), np.arange(2, n - 1)].mean(),
+        "self": w[words, words].mean(),
+        "cls": w[words, 0].mean(),
+        "sep": w[words, n - 1].mean(),
+    }
+    p = w[words]
+    entropy = float((-(p * np.log(np.clip(p, 1e-12, None))).sum(-1) / math.log(n)).mean())
+    best = max(stats, key=stats.get)
+    if stats[best] >= 0.5:
+        return best, entropy
+    return ("broad" if entropy >= 0.8 else "mixed"), entropy
+
+
+def test_head_pattern_counts_match_bert(lesson: Built, bert):
+    from experiments_pretrained import LABEL_NAMES
+
+    tokens, att = bert(CAT)
+    layers, heads = att.shape[:2]
+    labels = [classify(att[lay, h])[0] for lay in range(layers) for h in range(heads)]
+    assert lesson.number("n_total") == layers * heads
+    assert lesson.number("n_layers") == layers and lesson.number("n_per_layer") == heads
+    shown = {}
+    for part in lesson.inline("count_text").split("，"):
+        name, number = re.fullmatch(r"(.+) (\d+) 个", part).groups()
+        shown[name] = int(number)
+    expected = {LABEL_NAMES[k]: labels.count(k) for k in set(labels)}
+    assert shown == expected
+    assert lesson.inline('f"{mass:.0%}"') == "50%"
+
+
+def test_role_table_matches_bert(lesson: Built, bert):
+    from experiments_pretrained import LABEL_NAMES
+
+    tokens, att = bert(CAT)
+    layers, heads = att.shape[:2]
+    text = lesson.output("mh-roles")
+    assert f"{layers * heads} 头平均" in text
+    for query, key in (("sat", "cat"), ("on", "mat")):
+        w = att[:, :, tokens.index(query), tokens.index(key)]
+        layer, head = divmod(int(w.argmax()), heads)
+        label = LABEL_NAMES[classify(att[layer, head])[0]]
+        row = f"第 {layer + 1} 层第 {head + 1} 头 {w[layer, head]:.2f} {w.mean():.2f} {label}"
+        assert f"{query} → {key} {row}" in text
+    classified = [(classify(att[lay, h]), lay, h) for lay in range(layers) for h in range(heads)]
+    (label, entropy), layer, head = max(
+        (c for c in classified if c[0][0] == "broad"), key=lambda c: c[0][1]
+    )
+    mean_entropy = np.mean([c[0][1] for c in classified])
+    assert f"第 {layer + 1} 层第 {head + 1} 头 熵 {entropy:.2f} 熵 {mean_entropy:.2f}" in text
+    it_tokens, it_att = bert(IT)
+    to_animal = it_att[:, :, it_tokens.index("it"), it_tokens.index("animal")]
+    layer, head = divmod(int(to_animal.argmax()), heads)
+    expected = f"it → animal 第 {layer + 1} 层第 {head + 1} 头 {to_animal.max():.2f}"
+    assert f"{expected} {to_animal.mean():.2f}" in text
+
+
+# ---------- switching heads off ----------
+
+
+@pytest.fixture(scope="module")
+def ablation():
+    """The same trained model (training is the lesson's, seeded), evaluated our own way."""
+    from experiments_training import (
+        RELATIONS,
+        RelationModel,
+        relation_batch,
+        relation_loss,
+        reproducible,
+        train,
+    )
+
+    with reproducible(0):
+        model = RelationModel(num_heads=4)
+        losses = train(model, relation_batch, relation_loss, 400, lr=3e-3, seed=0)
+        x, r, y = relation_batch(torch.Generator().manual_seed(1), 2000)
+        # the targets really are the three relations
+        first, prev, nxt = x[:, :1].expand_as(x), torch.roll(x, 1, 1), torch.roll(x, -1, 1)
+        assert torch.equal(y[r == 0], prev[r == 0]) and torch.equal(y[r == 1], nxt[r == 1])
+        assert torch.equal(y[r == 2], first[r == 2])
+        assert not (r[:, 0] == 0).any() and not (r[:, -1] == 1).any()
+
+        def accuracy(m) -> list[float]:
+            with torch.no_grad():
+                right = m(x, r)[0].argmax(-1) == y
+            return [right[r == j].double().mean().item() for j in range(len(RELATIONS))]
+
+        full = accuracy(model)
+        d_k = model.attn.d_k
+        ablated = []
+        for head in range(model.attn.num_heads):
+            saved = model.attn.W_o.weight.detach().clone()
+            with torch.no_grad():  # a head's output only meets W_O through these columns
+                model.attn.W_o.weight[:, head * d_k : (head + 1) * d_k] = 0
+            ablated.append(accuracy(model))
+            with torch.no_grad():
+                model.attn.W_o.weight.copy_(saved)
+    return {"relations": RELATIONS, "steps": len(losses), "full": full, "ablated": ablated}
+
+
+def widget_data(lesson: Built) -> dict:
+    text = lesson.output("mh-ablation-widget")
+    return json.JSONDecoder().raw_decode(text[text.index('{"relations"') :])[0]
+
+
+def test_ablation_numbers_match_own_evaluation(lesson: Built, ablation):
+    data = widget_data(lesson)
+    assert data["relations"] == list(ablation["relations"])
+    assert np.allclose(data["full"], ablation["full"], atol=1e-6)
+    assert np.allclose(data["ablated"], ablation["ablated"], atol=1e-6)
+    # the printed table (PDF) shows the same numbers
+    rows = re.findall(
+        r"关掉头 (\d) ([\d.]+)% ([\d.]+)% ([\d.]+)%", lesson.output("mh-ablation-widget")
+    )
+    assert [int(r[0]) for r in rows] == [1, 2, 3, 4]
+    shown = np.array([[float(v) for v in r[1:]] for r in rows])
+    assert np.abs(shown - 100 * np.array(ablation["ablated"])).max() <= 0.05 + 1e-9
+    shown_full = [
+        float(v.rstrip("%"))
+        for v in lesson.inline('"，".join(f"{a:.1%}" for a in full)').split("，")
+    ]
+    assert np.abs(np.array(shown_full) - 100 * np.array(ablation["full"])).max() <= 0.05 + 1e-9
+    assert lesson.number('len(ablation["losses"])') == ablation["steps"]
+    assert lesson.number("n_test") == 2000
+
+
+def test_ablation_supports_the_claim(lesson: Built, ablation):
+    """Documented guarantees, and the slide's text agrees with our evaluation."""
+    full, ablated = np.array(ablation["full"]), np.array(ablation["ablated"])
+    drop = full - ablated  # (heads, relations)
+    assert full.min() >= 0.95
+    assert any(row.max() >= 0.3 and row.min() <= 0.05 for row in drop)
+    names = {"previous": "前一个词", "next": "后一个词", "first": "第一个词"}
+    expected = "；".join(
+        f"{names[rel]} → 头 {int(drop[:, j].argmax()) + 1}（−{drop[:, j].max():.0%}）"
+        for j, rel in enumerate(ablation["relations"])
+    )
+    assert lesson.inline("specialist_text") == expected
+    assert lesson.inline('f"{drop.max():.0%}"') == f"{drop.max():.0%}"
+    shared = [
+        (rel, [h + 1 for h in range(len(drop)) if drop[h, j] >= 0.05])
+        for j, rel in enumerate(ablation["relations"])
+    ]
+    shared_text = "；".join(
+        f"「{names[rel]}」由头 {'、'.join(map(str, hs))} 分担" for rel, hs in shared if len(hs) > 1
+    )
+    assert lesson.inline("shared_text") == (shared_text or "每种关系只依赖一个头")
