@@ -56,6 +56,7 @@
     pages.forEach(function (page) {
       var wrap = document.createElement("div");
       wrap.className = "handout-page";
+      if (page.querySelector("section.section-title")) wrap.classList.add("section-start");
       var frame = document.createElement("div");
       frame.className = "handout-frame";
       page.parentNode.insertBefore(wrap, page);
