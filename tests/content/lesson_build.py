@@ -7,7 +7,7 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +20,20 @@ class Built:
     out: Path  # dist/transformer of the test build
     values: dict[str, Any]
     html: str
+    section: str = ""  # default section prefix for lookups, see `scoped`
 
-    def inline(self, expr: str, section: str = "") -> str:
+    def scoped(self, section: str) -> Built:
+        """The same build, looking up inline values in sections starting with `section`."""
+        return replace(self, section=section)
+
+    def inline(self, expr: str, section: str | None = None) -> str:
         """The text a slide shows for inline expression `expr` (exactly as written), in the
         sections whose name starts with `section` (e.g. "03")."""
         shown = {
             v["text"]
             for v in self.values["values"]
-            if v["expr"] == expr and v["section"].startswith(section)
+            if v["expr"] == expr
+            and v["section"].startswith(self.section if section is None else section)
         }
         assert shown, f"no inline value `{expr}` in values.json"
         assert len(shown) == 1, f"`{expr}` shows {shown}: name the section"
@@ -35,7 +41,7 @@ class Built:
         assert text in self.html, f"`{text}` not on any slide"  # math keeps its TeX source
         return text
 
-    def number(self, expr: str, section: str = "") -> float:
+    def number(self, expr: str, section: str | None = None) -> float:
         return float(self.inline(expr, section).replace(",", "").rstrip("%"))
 
     def output(self, label: str) -> str:

@@ -21,6 +21,7 @@ from torch import nn
 
 BASE = {"d_model": 512, "num_heads": 8}  # the paper's configurations (inputs, not results)
 LARGE = {"d_model": 1024, "num_heads": 16}
+S = "04"  # this section's file name prefix: inline values are looked up here only
 CAT = "The cat sat on the mat"
 IT = "The animal didn't cross the street because it was too tired"
 
@@ -44,9 +45,10 @@ def test_config_table_and_head_width(lesson: Built):
         expected += [cfg["d_model"], cfg["num_heads"], cfg["d_model"] // cfg["num_heads"]]
     assert lesson.output_numbers("mh-configs") == expected
     assert (
-        lesson.number('base["d_model"] // base["num_heads"]') == BASE["d_model"] / BASE["num_heads"]
+        lesson.number('base["d_model"] // base["num_heads"]', S)
+        == BASE["d_model"] / BASE["num_heads"]
     )
-    assert lesson.number('base["num_heads"]') == BASE["num_heads"]
+    assert lesson.number('base["num_heads"]', S) == BASE["num_heads"]
 
 
 def test_shape_table_matches_torch_multihead_attention(lesson: Built):
@@ -70,13 +72,13 @@ def test_shape_table_matches_torch_multihead_attention(lesson: Built):
         for m in re.findall(r"\((\d+(?:, \d+)+)\)", lesson.output("mh-shapes"))
     ]
     assert shown == expected
-    assert lesson.number("batch") == batch and lesson.number("seq_len") == n
-    assert lesson.number("d_k") == d_k
+    assert lesson.number("batch", S) == batch and lesson.number("seq_len", S) == n
+    assert lesson.number("d_k", S) == d_k
 
 
 def test_agreement_with_pytorch_is_float32_rounding(lesson: Built):
-    assert lesson.number('f"{error_out:.1e}"') < 1e-5
-    assert lesson.number('f"{error_weights:.1e}"') < 1e-6
+    assert lesson.number('f"{error_out:.1e}"', S) < 1e-5
+    assert lesson.number('f"{error_weights:.1e}"', S) < 1e-6
 
 
 # ---------- parameter counts and the quiz ----------
@@ -90,10 +92,10 @@ def test_parameter_table_counts_torch_parameters(lesson: Built):
     for h, d_k, params in rows:
         assert d_k == d // h
         assert params == torch_parameters(d, h) == 4 * d * d + 4 * d
-    assert integers(lesson.inline('f"{formula:,}"')) == [torch_parameters(d, BASE["num_heads"])]
+    assert integers(lesson.inline('f"{formula:,}"', S)) == [torch_parameters(d, BASE["num_heads"])]
     large = torch_parameters(LARGE["d_model"], LARGE["num_heads"])
-    assert integers(lesson.inline('f"{params_large:,}"')) == [large]
-    assert lesson.number('d // base["num_heads"]') == d // BASE["num_heads"]
+    assert integers(lesson.inline('f"{params_large:,}"', S)) == [large]
+    assert lesson.number('d // base["num_heads"]', S) == d // BASE["num_heads"]
 
 
 def test_parameter_quiz(lesson: Built):
@@ -159,15 +161,15 @@ def test_head_pattern_counts_match_bert(lesson: Built, bert):
     tokens, att = bert(CAT)
     layers, heads = att.shape[:2]
     labels = [classify(att[lay, h])[0] for lay in range(layers) for h in range(heads)]
-    assert lesson.number("n_total") == layers * heads
-    assert lesson.number("n_layers") == layers and lesson.number("n_per_layer") == heads
+    assert lesson.number("n_total", S) == layers * heads
+    assert lesson.number("n_layers", S) == layers and lesson.number("n_per_layer", S) == heads
     shown = {}
-    for part in lesson.inline("count_text").split("，"):
+    for part in lesson.inline("count_text", S).split("，"):
         name, number = re.fullmatch(r"(.+) (\d+) 个", part).groups()
         shown[name] = int(number)
     expected = {LABEL_NAMES[k]: labels.count(k) for k in set(labels)}
     assert shown == expected
-    assert lesson.inline('f"{mass:.0%}"') == "50%"
+    assert lesson.inline('f"{mass:.0%}"', S) == "50%"
 
 
 def test_role_table_matches_bert(lesson: Built, bert):
@@ -193,7 +195,11 @@ def test_role_table_matches_bert(lesson: Built, bert):
     to_animal = it_att[:, :, it_tokens.index("it"), it_tokens.index("animal")]
     layer, head = divmod(int(to_animal.argmax()), heads)
     expected = f"it → animal 第 {layer + 1} 层第 {head + 1} 头 {to_animal.max():.2f}"
-    assert f"{expected} {to_animal.mean():.2f}" in text
+    label = LABEL_NAMES[classify(it_att[layer, head])[0]]
+    assert f"{expected} {to_animal.mean():.2f} {label}" in text
+    assert lesson.inline('patterns["counts"].get("cls", 0)', S) == str(
+        [classify(att[lay, h])[0] for lay in range(layers) for h in range(heads)].count("cls")
+    )
 
 
 # ---------- switching heads off ----------
@@ -258,11 +264,11 @@ def test_ablation_numbers_match_own_evaluation(lesson: Built, ablation):
     assert np.abs(shown - 100 * np.array(ablation["ablated"])).max() <= 0.05 + 1e-9
     shown_full = [
         float(v.rstrip("%"))
-        for v in lesson.inline('"，".join(f"{a:.1%}" for a in full)').split("，")
+        for v in lesson.inline('"，".join(f"{a:.1%}" for a in full)', S).split("，")
     ]
     assert np.abs(np.array(shown_full) - 100 * np.array(ablation["full"])).max() <= 0.05 + 1e-9
-    assert lesson.number('len(ablation["losses"])') == ablation["steps"]
-    assert lesson.number("n_test") == 2000
+    assert lesson.number('len(ablation["losses"])', S) == ablation["steps"]
+    assert lesson.number("n_test", S) == 2000
 
 
 def test_ablation_supports_the_claim(lesson: Built, ablation):
@@ -276,8 +282,8 @@ def test_ablation_supports_the_claim(lesson: Built, ablation):
         f"{names[rel]} → 头 {int(drop[:, j].argmax()) + 1}（−{drop[:, j].max():.0%}）"
         for j, rel in enumerate(ablation["relations"])
     )
-    assert lesson.inline("specialist_text") == expected
-    assert lesson.inline('f"{drop.max():.0%}"') == f"{drop.max():.0%}"
+    assert lesson.inline("specialist_text", S) == expected
+    assert lesson.inline('f"{drop.max():.0%}"', S) == f"{drop.max():.0%}"
     shared = [
         (rel, [h + 1 for h in range(len(drop)) if drop[h, j] >= 0.05])
         for j, rel in enumerate(ablation["relations"])
@@ -285,4 +291,4 @@ def test_ablation_supports_the_claim(lesson: Built, ablation):
     shared_text = "；".join(
         f"「{names[rel]}」由头 {'、'.join(map(str, hs))} 分担" for rel, hs in shared if len(hs) > 1
     )
-    assert lesson.inline("shared_text") == (shared_text or "每种关系只依赖一个头")
+    assert lesson.inline("shared_text", S) == (shared_text or "每种关系只依赖一个头")

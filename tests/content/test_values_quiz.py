@@ -29,6 +29,7 @@ def text(row: list[float]) -> str:
 
 
 def test_scaling_quiz_numbers_match_an_independent_simulation(lesson: Built):
+    lesson = lesson.scoped("06")
     quiz = lesson.quiz("为什么除以")
     assert "softmax 不饱和" in quiz["answer_text"]
     gen = torch.Generator().manual_seed(99)
@@ -41,6 +42,7 @@ def test_scaling_quiz_numbers_match_an_independent_simulation(lesson: Built):
 
 
 def test_two_by_two_quiz_answer_and_mistakes(lesson: Built):
+    lesson = lesson.scoped("06")
     Q, K = [[1.0, 2.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 1.0]]
     KT = [list(col) for col in zip(*K, strict=True)]
     scale = 1 / math.sqrt(2)
@@ -58,6 +60,7 @@ def test_two_by_two_quiz_answer_and_mistakes(lesson: Built):
 
 
 def test_shape_quiz(lesson: Built):
+    lesson = lesson.scoped("06")
     batch, n, d_model, h = 2, 10, 512, 8
     mha = torch.nn.MultiheadAttention(d_model, h, batch_first=True)
     assert mha.head_dim == d_model // h

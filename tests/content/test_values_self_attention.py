@@ -39,6 +39,7 @@ def close(shown: list[float], expected: np.ndarray, digits: int) -> None:
 
 
 def test_example_tables(lesson: Built, example):
+    lesson = lesson.scoped("02")
     close(lesson.output_numbers("example-x"), example["X"], 1)
     close(lesson.output_numbers("example-q"), example["Q"], 2)
     close(lesson.output_numbers("example-scores"), example["scores"], 3)
@@ -47,6 +48,7 @@ def test_example_tables(lesson: Built, example):
 
 
 def test_example_inline_values(lesson: Built, example):
+    lesson = lesson.scoped("02")
     assert lesson.number('f"{np.sqrt(d_k):.3f}"') == round(math.sqrt(3), 3)
     assert lesson.number('f"{scores[1, 2]:.3f}"') == round(float(example["scores"][1, 2]), 3)
     sums = lesson.inline('", ".join(f"{s:.6f}" for s in row_sums)')
@@ -59,6 +61,7 @@ def test_example_inline_values(lesson: Built, example):
 
 
 def test_exercise_answer_is_the_closed_form(lesson: Built):
+    lesson = lesson.scoped("02")
     Q = np.array([[1.0, 2.0], [0.0, 1.0]])
     K = np.array([[1.0, 0.0], [1.0, 1.0]])
     expected = []
@@ -70,6 +73,7 @@ def test_exercise_answer_is_the_closed_form(lesson: Built):
 
 
 def test_mask_tables(lesson: Built):
+    lesson = lesson.scoped("02")
     gen = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, 1, 5, 4, generator=gen) for _ in range(3))
     keep = torch.tensor([True, True, True, False, False])
@@ -81,6 +85,7 @@ def test_mask_tables(lesson: Built):
 
 
 def test_it_animal_numbers_match_transformers_bert(lesson: Built):
+    lesson = lesson.scoped("02")
     from transformers import BertModel, BertTokenizer
 
     from pretrained import model_dir
@@ -101,10 +106,11 @@ def test_it_animal_numbers_match_transformers_bert(lesson: Built):
     assert lesson.number("f\"{top['to_animal']:.3f}\"") == round(float(to_animal[layer, head]), 3)
     assert lesson.number("f\"{top['to_street']:.3f}\"") == round(float(to_street[layer, head]), 3)
     assert lesson.number('it["heads_preferring_animal"]') == int((to_animal > to_street).sum())
-    assert lesson.number("n_heads") == to_animal.numel()
+    assert lesson.number("n_heads", "02") == to_animal.numel()
 
 
 def test_scaling_numbers_are_reproduced_by_an_independent_simulation(lesson: Built):
+    lesson = lesson.scoped("02")
     """Monte Carlo with another seed and torch: agrees within sampling error."""
     gen = torch.Generator().manual_seed(1234)
     d_k, n_keys, n = 512, 16, 4000
