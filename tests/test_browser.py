@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 from pypdf import PdfReader
 
-from conftest import Built
 from deck.pdf import launch
+from fixture_build import Built
 
 pytestmark = pytest.mark.browser
 
@@ -143,7 +143,7 @@ def test_handout_is_a4_with_notes_page_numbers_and_bookmarks(mini: Built):
 
 
 def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
-    from conftest import run_build
+    from fixture_build import run_build
 
     folder = tmp_path / "content" / "long"
     folder.mkdir(parents=True)

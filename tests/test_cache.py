@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT, copy_fixture, run_build
 from deck.cache import cache_key, environment_fingerprint
 from deck.parse import load_lesson
+from fixture_build import ROOT, copy_fixture, run_build
 
 
 def keys(folder: Path) -> dict[str, str]:

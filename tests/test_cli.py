@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import copy_fixture, run_build
+from fixture_build import copy_fixture, run_build
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -6,7 +6,7 @@ import json
 import re
 from html.parser import HTMLParser
 
-from conftest import Built
+from fixture_build import Built
 
 
 class Collector(HTMLParser):
