@@ -17,8 +17,9 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # 1. System packages: Chromium (for PDFs and browser tests), CJK and emoji fonts, poppler.
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
-fc-list 2>/dev/null | grep -q "Noto Sans CJK" || need+=(fonts-noto-cjk)
-fc-list 2>/dev/null | grep -qi "Noto Color Emoji" || need+=(fonts-noto-color-emoji)
+fonts=$(fc-list : family 2>/dev/null || true)  # (grep -q on a pipe would trip pipefail)
+grep -q "Noto Sans CJK" <<<"$fonts" || need+=(fonts-noto-cjk)
+grep -qi "Noto Color Emoji" <<<"$fonts" || need+=(fonts-noto-color-emoji)
 command -v pdftoppm >/dev/null 2>&1 || need+=(poppler-utils)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
 if [ ${#need[@]} -gt 0 ]; then
