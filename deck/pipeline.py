@@ -105,7 +105,7 @@ def execute(lesson: Lesson, options: Options, log: Log, report: Report) -> dict[
         if cached is not None:
             results[section.name] = cached
             report.cached += 1
-            log(f"  cached  {section.rel}")
+            log(f"  cached  {section.rel}  (ran in {cached.seconds:.1f} s when computed)")
         else:
             jobs.append(Job(section, key, store.figure_dir(key)))
 
