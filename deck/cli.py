@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from deck.errors import DeckError
@@ -22,6 +23,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--figures", type=Path, default=Path("figures"), help="figures folder")
     p.add_argument("--cache", type=Path, default=Path(".cache"), help=argparse.SUPPRESS)
     p.add_argument("--no-pdf", action="store_true", help="skip slides.pdf and handout.pdf")
+    p.add_argument(
+        "--serve",
+        action="store_true",
+        help="preview on 127.0.0.1 and rebuild (without PDFs) whenever a lesson file changes",
+    )
+    p.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000)")
     p.add_argument("--force", action="store_true", help="re-run every cell, ignoring the cache")
     p.add_argument(
         "--jobs",
@@ -66,6 +73,20 @@ def main(argv: list[str] | None = None) -> int:
         jobs=args.jobs,
         verbose=args.verbose,
     )
+    if args.serve:
+        from deck.serve import serve
+
+        first = replace(options, pdf=False)
+        later = replace(first, force=False)
+        builds = iter([first])
+        serve(
+            lambda: build(names, next(builds, later), log),
+            [args.content / n for n in names],
+            args.out,
+            args.port,
+            lambda message: print(message, file=sys.stderr, flush=True),
+        )
+        return 0
     try:
         build(names, options, log)
     except DeckError as exc:
