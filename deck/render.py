@@ -38,6 +38,9 @@ from deck.model import (
 
 TEMPLATES = Path(__file__).parent / "templates"
 VALUE = re.compile("\u2063V(\\d+)\u2063")
+# A line break inside a Chinese paragraph is not a space: join the lines.
+CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
 SLIDE_ATTRS = {"id"}  # everything else becomes data-<key>, which reveal.js reads
 
 
@@ -133,7 +136,7 @@ class _SectionRenderer:
 
     def text(self, source: str, loc: Loc, inline: bool = False) -> str:
         """Markdown with math and inline values → HTML."""
-        text, formulas = extract(source)
+        text, formulas = extract(CJK_LINE_BREAK.sub("", source))
         out = self.md.reset().convert(text)
         if inline and out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
             out = out[3:-4]

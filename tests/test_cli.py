@@ -150,3 +150,11 @@ def test_inline_value_inside_math_is_rendered_and_recorded(tmp_path: Path):
     assert {"expr": "2 + 3", "text": "5", "loc": "content/mini/02-figure.md:3"}.items() <= next(
         v for v in values if v["expr"] == "2 + 3"
     ).items()
+
+
+def test_line_breaks_inside_chinese_paragraphs_add_no_space(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    (folder / "02-figure.md").write_text("## 段落\n\n第一行，\n第二行。\nEnglish\nwords\n")
+    assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
+    html = (tmp_path / "dist/mini/index.html").read_text()
+    assert "<p>第一行，第二行。\nEnglish\nwords</p>" in html
