@@ -25,21 +25,34 @@ SETTLED = """async () => {
   await Promise.all([...document.images].map(img => img.decode().catch(() => null)));
   return document.querySelectorAll('.pdf-page').length;
 }"""
-# Every slide's content must stay inside its 1280×720 page: measure each printed page's
-# section and the furthest right/bottom edge of anything visible in it.
+# Every slide's content must stay inside its 1280×720 page and its right margin: measure each
+# printed page's section and the furthest right/bottom edge of anything visible in it.
 OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((section, i) => {
   const box = section.getBoundingClientRect();
   let right = box.left, bottom = box.top;
   for (const el of section.querySelectorAll('*')) {
-    // KaTeX draws some glyphs as wide SVGs clipped by their box: measure formulas as a whole.
-    if (el.closest('aside.notes') || el.parentElement.closest('.katex')) continue;
+    // KaTeX draws some glyphs as wide SVGs clipped by their box: measure a formula by its
+    // top-level pieces (.katex-base, or .base in older KaTeX) only.
+    if (el.closest('aside.notes')) continue;
+    if (el.closest('.katex') && !el.matches('.base, .katex-base')) continue;
     const r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;
     right = Math.max(right, r.right);
     bottom = Math.max(bottom, r.bottom);
+    // Content cut off inside a scrolling or clipping box (a wide formula, a long code line).
+    const style = getComputedStyle(el);
+    if (style.overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 2) {
+      right = Math.max(right, r.right + el.scrollWidth - el.clientWidth);
+    }
+    if (style.overflowY !== 'visible' && el.scrollHeight > el.clientHeight + 2) {
+      bottom = Math.max(bottom, r.bottom + el.scrollHeight - el.clientHeight);
+    }
   }
+  // The right padding is a margin to keep; the bottom one may be used down to 16 px.
+  const padRight = parseFloat(getComputedStyle(section).paddingRight) || 0;
   return {slide: i + 1, source: section.dataset.source || '',
-          dx: Math.round(right - box.left - 1280), dy: Math.round(bottom - box.top - 720)};
+          dx: Math.round(right - (box.left + 1280 - padRight + 8)),
+          dy: Math.round(bottom - (box.top + 720 - 16))};
 }).filter(o => o.dx > 0 || o.dy > 0)"""
 FOOTER = (
     '<div style="width:100%;font-size:9px;color:#666;text-align:center;'
