@@ -149,15 +149,21 @@ def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
     folder.mkdir(parents=True)
     (folder / "lesson.yml").write_text("title: long\n")
     lines = "\n".join(f"- 第 {n} 行" for n in range(40))
-    (folder / "01-a.md").write_text(f"## 合适\n\n短。\n\n## 太长\n\n{lines}\n")
+    wide = " + ".join(f"x_{{{n}}}^2" for n in range(60))
+    (folder / "01-a.md").write_text(
+        f"## 合适\n\n短。\n\n## 太长\n\n{lines}\n\n## 太宽\n\n$${wide}$$\n"
+    )
     proc = run_build(tmp_path, "long")
     assert proc.returncode == 0, proc.stderr
     warnings = [line for line in proc.stderr.splitlines() if "[overflow]" in line]
-    assert len(warnings) == 1
+    assert len(warnings) == 2
     assert warnings[0].startswith("content/long/01-a.md:5: warning [overflow] slide 2 overflows")
+    assert warnings[0].endswith("down")
+    assert warnings[1].startswith("content/long/01-a.md:48: warning [overflow] slide 3 overflows")
+    assert warnings[1].endswith("right")
     again = run_build(tmp_path, "long")  # nothing changed: PDFs kept, the warning repeated
     assert "kept" in again.stderr and warnings[0] in again.stderr.splitlines()
     from deck.pdf import measure_overflow
 
-    (found,) = measure_overflow(browser, tmp_path / "dist/long/index.html", 2)
+    found, _ = measure_overflow(browser, tmp_path / "dist/long/index.html", 3)
     assert (found.slide, found.source) == (2, "content/long/01-a.md:5") and found.dy > 300
