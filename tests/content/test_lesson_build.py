@@ -116,3 +116,11 @@ def test_every_seed_slide_key_term_is_in_the_deck(lesson: Built):
     text = text.replace("&#x27;", "'").replace("&quot;", '"')
     missing = [term for term in SEED_TERMS if term not in text]
     assert missing == []
+
+
+def test_speaker_notes_plan_a_90_minute_class(lesson: Built):
+    """Every slide's notes start with its time ("N 分钟。"); together they fill the class."""
+    notes = re.findall(r'<aside class="notes">(.*?)</aside>', lesson.html, re.S)
+    minutes = [re.match(r"\s*(?:<p>)?(\d+) 分钟", n) for n in notes]
+    assert all(minutes), [n[:40] for n, m in zip(notes, minutes, strict=True) if not m]
+    assert 80 <= sum(int(m.group(1)) for m in minutes) <= 95
