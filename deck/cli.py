@@ -97,4 +97,10 @@ def main(argv: list[str] | None = None) -> int:
             f"build failed: {n} error{'s' if n != 1 else ''}; dist/ left as it was", file=sys.stderr
         )
         return 1
+    except Exception as exc:  # a broken install or browser, not an author's mistake
+        if args.verbose:
+            raise
+        print(f"error: {type(exc).__name__}: {exc} (-v shows the traceback)", file=sys.stderr)
+        print("build failed; dist/ left as it was", file=sys.stderr)
+        return 1
     return 0

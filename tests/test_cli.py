@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from fixture_build import copy_fixture, run_build
+from fixture_build import ROOT, copy_fixture, run_build
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -158,3 +161,23 @@ def test_line_breaks_inside_chinese_paragraphs_add_no_space(tmp_path: Path):
     assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
     html = (tmp_path / "dist/mini/index.html").read_text()
     assert "<p>第一行，第二行。\nEnglish\nwords</p>" in html
+
+
+def test_a_broken_browser_is_a_clear_error_and_keeps_dist(tmp_path: Path):
+    copy_fixture("mini", tmp_path)
+    assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
+    before = snapshot(tmp_path / "dist")
+    env = {**os.environ, "DECK_CHROMIUM": str(tmp_path / "no-such-chromium")}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "mini", "--force"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[-2].startswith("error: ")
+    assert "Traceback" not in proc.stderr
+    assert snapshot(tmp_path / "dist") == before
+    assert list(tmp_path.rglob(".staging-*")) == []
