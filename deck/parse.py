@@ -13,7 +13,8 @@ from typing import Any
 
 import yaml
 
-from deck.errors import DeckError, Diagnostic
+from deck.attributes import option_problem, parse_attrs
+from deck.errors import Diagnostic
 from deck.model import (
     Block,
     Cell,
@@ -23,7 +24,6 @@ from deck.model import (
     Columns,
     Div,
     InlineExpr,
-    Lesson,
     Loc,
     Notes,
     Pause,
@@ -34,9 +34,6 @@ from deck.model import (
     placeholder,
 )
 
-CELL_OPTIONS = {"label", "echo", "output", "include", "fig-cap", "fig-alt", "timeout"}
-BOOL_OPTIONS = {"echo", "output", "include"}
-SECTION_FILE = re.compile(r"^\d+[-_].*\.md$")
 FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
@@ -44,34 +41,8 @@ HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$")
 HEADING_ATTRS = re.compile(r"^(.*?)\s+\{([^{}]*)\}$")
 UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
-ATTR_TOKEN = re.compile(
-    r"""\s*(?:\.([\w-]+)|#([\w-]+)|([\w-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))"""
-)
-LABEL = re.compile(r"^[A-Za-z0-9][\w-]*$")
 CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
-
-
-def parse_attrs(text: str) -> tuple[tuple[str, ...], dict[str, str]] | None:
-    """`.a .b #id key="v"` → (classes, attrs); None when the syntax is not understood."""
-    classes: list[str] = []
-    attrs: dict[str, str] = {}
-    pos = 0
-    text = text.strip()
-    while pos < len(text):
-        m = ATTR_TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            return None
-        cls, ident, key = m.group(1), m.group(2), m.group(3)
-        if cls:
-            classes.append(cls)
-        elif ident:
-            attrs["id"] = ident
-        else:
-            value = next(v for v in (m.group(4), m.group(5), m.group(6)) if v is not None)
-            attrs[key] = value
-        pos = m.end()
-    return tuple(classes), attrs
 
 
 @dataclass
@@ -196,7 +167,7 @@ class _Scanner:
                 ok = False
             else:
                 ((key, value),) = parsed.items()
-                problem = self.option_problem(str(key), value)
+                problem = option_problem(str(key), value)
                 if problem:
                     self.error(index, "option", problem)
                     ok = False
@@ -207,23 +178,6 @@ class _Scanner:
         if not ok:
             return None
         return Cell("\n".join(body[k:]), options, self.loc(start), start + 2 + k)
-
-    @staticmethod
-    def option_problem(key: str, value: Any) -> str | None:
-        if key not in CELL_OPTIONS:
-            known = ", ".join(sorted(CELL_OPTIONS))
-            return f"unknown cell option `{key}` (known: {known})"
-        if key in BOOL_OPTIONS and not isinstance(value, bool):
-            return f"cell option `{key}` must be true or false"
-        if key == "timeout" and (isinstance(value, bool) or not isinstance(value, int | float)):
-            return "cell option `timeout` must be a number of seconds"
-        if key == "timeout" and value <= 0:
-            return "cell option `timeout` must be positive"
-        if key == "label" and not (isinstance(value, str) and LABEL.match(value)):
-            return "cell option `label` must be a name of letters, digits, - and _"
-        if key in ("fig-cap", "fig-alt") and not isinstance(value, str):
-            return f"cell option `{key}` must be text"
-        return None
 
     def div(self) -> Block | None:
         start = self.pos
@@ -353,15 +307,13 @@ class _Scanner:
                     self.error(i, "attr", f"slide attributes not closed in `{line.strip()}`")
                 title = self.inline(title, i)
                 self.pos += 1
-            elif self.is_rule(i):
+            rule = not heading and self.is_rule(i)
+            if rule:
                 self.pos += 1
             blocks, _ = self.blocks(top=True)
-            if heading or blocks or self.lines_before_break_nonblank(i):
+            if heading or rule or blocks:  # an explicit `---` makes a slide even when empty
                 slides.append(Slide(title, level, classes, attrs, tuple(blocks), self.loc(i)))
         return slides
-
-    def lines_before_break_nonblank(self, i: int) -> bool:
-        return self.lines[i].strip() == "---"
 
 
 def parse_section(path: Path, rel: str, text: str) -> tuple[Section, list[Diagnostic]]:
@@ -388,45 +340,3 @@ def parse_section(path: Path, rel: str, text: str) -> tuple[Section, list[Diagno
         inlines=tuple(scanner.inlines),
     )
     return section, scanner.diagnostics
-
-
-def display_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def load_lesson(folder: Path) -> Lesson:
-    """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems."""
-    diagnostics: list[Diagnostic] = []
-    meta_path = folder / "lesson.yml"
-    meta: dict[str, Any] = {}
-    if not meta_path.is_file():
-        diagnostics.append(
-            Diagnostic(Loc(display_path(meta_path), 1), "lesson", "missing lesson.yml")
-        )
-    else:
-        try:
-            loaded = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
-            if not isinstance(loaded, dict):
-                raise yaml.YAMLError("lesson.yml must be a mapping")
-            meta = loaded
-        except yaml.YAMLError as exc:
-            line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
-            diagnostics.append(
-                Diagnostic(Loc(display_path(meta_path), line), "lesson", f"bad YAML: {exc}")
-            )
-    files = sorted(p for p in folder.glob("*.md") if SECTION_FILE.match(p.name))
-    if not files:
-        diagnostics.append(
-            Diagnostic(Loc(display_path(folder), 1), "lesson", "no section files NN-name.md")
-        )
-    sections = []
-    for path in files:
-        section, problems = parse_section(path, display_path(path), path.read_text("utf-8"))
-        sections.append(section)
-        diagnostics.extend(problems)
-    if diagnostics:
-        raise DeckError(diagnostics)
-    return Lesson(folder.name, folder, meta, tuple(sections))

@@ -18,9 +18,9 @@ from pathlib import Path
 from deck.cache import Store, cache_key, environment_fingerprint
 from deck.errors import DeckError, Diagnostic
 from deck.execute import Job, run_sections
+from deck.load import load_lesson
 from deck.mathtex import KaTeX
 from deck.model import Lesson, SectionResult
-from deck.parse import load_lesson
 from deck.render import RenderedDeck, collect_formulas, render_lesson
 
 ROOT = Path(__file__).resolve().parent.parent

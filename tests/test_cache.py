@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from deck.cache import cache_key, environment_fingerprint
-from deck.parse import load_lesson
+from deck.load import load_lesson
 from fixture_build import ROOT, copy_fixture, run_build
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from deck.errors import Diagnostic
 from deck.execute import Job, run_section
+from deck.load import load_lesson
 from deck.model import SectionResult
-from deck.parse import load_lesson
 
 MODULE = """
 def explode(x):

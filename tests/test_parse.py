@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from deck.errors import DeckError
+from deck.load import load_lesson
 from deck.model import Cell, Code, Columns, Div, Notes, Pause, Prose, Quiz, placeholder
-from deck.parse import load_lesson, parse_section
+from deck.parse import parse_section
 
 
 def parse(text: str):
