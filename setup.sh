@@ -22,6 +22,10 @@ grep -q "Noto Sans CJK" <<<"$fonts" || need+=(fonts-noto-cjk)
 grep -qi "Noto Color Emoji" <<<"$fonts" || need+=(fonts-noto-color-emoji)
 command -v pdftoppm >/dev/null 2>&1 || need+=(poppler-utils)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+python=${PYTHON:-python3.11}
+command -v "$python" >/dev/null 2>&1 || python=python3
+command -v "$python" >/dev/null 2>&1 || need+=(python3)
+"$python" -c "import ensurepip, venv" >/dev/null 2>&1 || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing system packages: ${need[*]}"
@@ -47,8 +51,6 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 # 2. Python virtual environment with pinned packages (torch is a CPU wheel).
-python=${PYTHON:-python3.11}
-command -v "$python" >/dev/null 2>&1 || python=python3
 stamp=.venv/.requirements-sha256
 want=$(cat requirements.txt requirements-nodeps.txt | sha256sum | cut -d' ' -f1)
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
