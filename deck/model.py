@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +193,6 @@ class SectionResult:
     inline: dict[str, str]  # expression -> text shown
     seconds: float
     figure_dir: str = ""  # where the figure files of this result are kept (cache folder)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {

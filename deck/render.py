@@ -141,9 +141,7 @@ class _SectionRenderer:
         if inline and out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
             out = out[3:-4]
         for n, (raw, display, offset) in enumerate(formulas):
-            for m in VALUE.findall(raw):
-                self.record_value(int(m))
-            tex = fill_values(raw, self.section, self.result)
+            tex = self.fill(raw)
             rendered = self.katex.html(tex, display)
             if rendered is None:
                 problem = self.katex.error(tex, display) or "not rendered"
@@ -158,13 +156,10 @@ class _SectionRenderer:
         return out
 
     def fill(self, text: str) -> str:
-        """Plain text (e.g. alt text) with inline values substituted and recorded."""
-
-        def sub(m: re.Match[str]) -> str:
-            self.record_value(int(m.group(1)))
-            return self.value(int(m.group(1)))
-
-        return VALUE.sub(sub, text)
+        """Plain text (alt text, a formula's TeX) with inline values recorded and substituted."""
+        for m in VALUE.findall(text):
+            self.record_value(int(m))
+        return fill_values(text, self.section, self.result)
 
     def record_value(self, index: int) -> None:
         expr = self.section.inlines[index]
