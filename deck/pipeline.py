@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from deck.assets import copy_assets
 from deck.cache import Store, cache_key, environment_fingerprint
 from deck.errors import DeckError, Diagnostic
 from deck.execute import Job, run_sections
@@ -23,16 +24,6 @@ from deck.mathtex import KaTeX
 from deck.model import Lesson, SectionResult
 from deck.render import RenderedDeck, collect_formulas, render_lesson
 
-ROOT = Path(__file__).resolve().parent.parent
-NODE_MODULES = ROOT / "node_modules"
-STATIC = Path(__file__).parent / "static"
-ASSETS = {
-    "reveal/reveal.css": "reveal.js/dist/reveal.css",
-    "reveal/reveal.js": "reveal.js/dist/reveal.js",
-    "reveal/theme/white.css": "reveal.js/dist/theme/white.css",
-    "reveal/plugin/notes.js": "reveal.js/dist/plugin/notes.js",
-    "katex/katex.min.css": "katex/dist/katex.min.css",
-}
 STAMP = ".build-stamp"
 
 
@@ -126,24 +117,6 @@ def execute(lesson: Lesson, options: Options, log: Log, report: Report) -> dict[
         report.ran += 1
     store.prune({r.key for r in results.values()})
     return results
-
-
-def copy_assets(target: Path) -> None:
-    if not NODE_MODULES.is_dir():
-        raise RuntimeError("node_modules is missing: run `npm ci` (README command 1 does)")
-    for dest, src in ASSETS.items():
-        (target / dest).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(NODE_MODULES / src, target / dest)
-    fonts = target / "katex" / "fonts"
-    fonts.mkdir(parents=True, exist_ok=True)
-    for font in (NODE_MODULES / "katex/dist/fonts").glob("*.woff2"):
-        shutil.copyfile(font, fonts / font.name)
-    for name in ("deck.css", "deck.js"):
-        shutil.copyfile(STATIC / name, target / name)
-    from pygments.formatters import HtmlFormatter
-
-    css = HtmlFormatter(style="default").get_style_defs(".highlight")
-    (target / "pygments.css").write_text(css, "utf-8")
 
 
 def tree_hash(folder: Path) -> str:

@@ -1,0 +1,50 @@
+"""The static files a built deck needs (reveal.js, plugins, KaTeX, the theme), from npm and
+`deck/static/`, copied into `dist/<lesson>/assets/` so nothing loads from a CDN."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_MODULES = ROOT / "node_modules"
+STATIC = Path(__file__).parent / "static"
+# destination under assets/ → source under node_modules/
+NPM_FILES = {
+    "reveal/reveal.css": "reveal.js/dist/reveal.css",
+    "reveal/reveal.js": "reveal.js/dist/reveal.js",
+    "reveal/theme/white.css": "reveal.js/dist/theme/white.css",
+    "reveal/plugin/notes.js": "reveal.js/dist/plugin/notes.js",
+    "katex/katex.min.css": "katex/dist/katex.min.css",
+}
+# destination folder under assets/ → (source folder under node_modules/, file pattern)
+NPM_FOLDERS = {
+    "katex/fonts": ("katex/dist/fonts", "*.woff2"),
+}
+STATIC_FILES = ("deck.css", "deck.js")
+
+
+def asset_sources() -> list[tuple[str, Path]]:
+    """Every (destination under assets/, source file) pair, in a stable order."""
+    if not NODE_MODULES.is_dir():
+        raise RuntimeError("node_modules is missing: run `npm ci` (README command 1 does)")
+    pairs = [(dest, NODE_MODULES / src) for dest, src in NPM_FILES.items()]
+    for dest, (src, pattern) in NPM_FOLDERS.items():
+        for path in sorted((NODE_MODULES / src).glob(pattern)):
+            pairs.append((f"{dest}/{path.name}", path))
+    pairs += [(name, STATIC / name) for name in STATIC_FILES]
+    return pairs
+
+
+def pygments_css() -> str:
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(style="default").get_style_defs(".highlight")
+
+
+def copy_assets(target: Path) -> None:
+    """Fill `target` (a deck's assets/ folder) with every asset."""
+    for dest, src in asset_sources():
+        (target / dest).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, target / dest)
+    (target / "pygments.css").write_text(pygments_css(), "utf-8")
