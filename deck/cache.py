@@ -42,7 +42,7 @@ def environment_fingerprint(lesson: Lesson) -> str:
     h.update(f"schema={SCHEMA};python={sys.version};".encode())
     for dist in ("torch", "numpy", "matplotlib"):
         h.update(f"{dist}={_version(dist)};".encode())
-    h.update(json.dumps(lesson.meta.get("exec", {}), sort_keys=True, default=str).encode())
+    h.update(json.dumps(lesson.config.exec.fingerprint(), sort_keys=True).encode())
     engine = Path(__file__).parent
     for name in ENGINE_FILES:
         h.update(name.encode() + b"\0" + (engine / name).read_bytes())

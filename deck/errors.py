@@ -12,9 +12,10 @@ class Diagnostic:
     loc: Loc
     code: str  # short category: parse, option, attr, exec, assert, timeout, inline, math, quiz…
     message: str
+    severity: str = "error"  # or "warning": reported, the build goes on
 
     def __str__(self) -> str:
-        return f"{self.loc}: error [{self.code}] {self.message}"
+        return f"{self.loc}: {self.severity} [{self.code}] {self.message}"
 
 
 class DeckError(Exception):

@@ -18,7 +18,6 @@ from typing import Any
 from deck.errors import Diagnostic
 from deck.model import Lesson, Loc, Section, SectionResult
 
-DEFAULT_TIMEOUT = 300.0
 STATIC = Path(__file__).parent / "static"
 
 
@@ -30,8 +29,8 @@ class Job:
 
 
 def job_spec(lesson: Lesson, job: Job) -> dict[str, Any]:
-    settings = lesson.meta.get("exec", {}) or {}
-    default_timeout = float(settings.get("timeout", DEFAULT_TIMEOUT))
+    settings = lesson.config.exec
+    default_timeout = settings.timeout
     seen: set[str] = set()
     inlines = []
     for e in job.section.inlines:
@@ -42,7 +41,7 @@ def job_spec(lesson: Lesson, job: Job) -> dict[str, Any]:
         "path": job.section.rel,
         "section": job.section.name,
         "key": job.key,
-        "seed": int(settings.get("seed", 0)),
+        "seed": settings.seed,
         "lesson_dir": str(lesson.path.resolve()),
         "figure_dir": str(job.figure_dir.resolve()),
         "cells": [

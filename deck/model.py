@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from deck.config import LessonConfig
 
 
 @dataclass(frozen=True)
@@ -141,8 +144,10 @@ class Section:
 class Lesson:
     name: str
     path: Path
-    meta: dict[str, Any]
+    meta: dict[str, Any]  # lesson.yml's checked values, as written (templates read it)
     sections: tuple[Section, ...]
+    config: LessonConfig = field(default_factory=lambda: _default_config())
+    warnings: tuple[Any, ...] = ()  # Diagnostics with severity "warning" found while loading
 
 
 def walk_blocks(blocks: tuple[Block, ...]):
@@ -227,3 +232,9 @@ class SectionResult:
             ),
             figure_dir=figure_dir,
         )
+
+
+def _default_config() -> LessonConfig:
+    from deck.config import LessonConfig
+
+    return LessonConfig()

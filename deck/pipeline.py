@@ -60,6 +60,8 @@ def build(names: list[str], options: Options, log: Log) -> Report:
 def build_lesson(folder: Path, options: Options, log: Log, report: Report) -> None:
     t0 = time.perf_counter()
     lesson = load_lesson(folder)
+    for warning in lesson.warnings:
+        log(str(warning))
     check_labels(lesson)
     results = execute(lesson, options, log, report)
     katex = KaTeX(options.cache / "katex.json")

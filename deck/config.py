@@ -1,0 +1,197 @@
+"""`lesson.yml` as a typed, frozen `LessonConfig`, checked against a schema with line numbers.
+
+Each key has a small checker in a table; a wrong value is an error at its line, an unknown key
+a warning naming the nearest known key. Nothing is silently accepted or silently dropped.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from deck.errors import Diagnostic
+from deck.model import Loc
+
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_OUTPUT_LIMIT = 1_000_000  # characters of printed output kept per cell
+
+
+def _half_the_memory_mb() -> int:
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 4096
+    return max(512, total // 2 // 2**20)
+
+
+@dataclass(frozen=True)
+class ExecConfig:
+    seed: int = 0
+    timeout: float = DEFAULT_TIMEOUT  # seconds per cell (a cell's `#| timeout:` overrides)
+    memory_mb: int = field(default_factory=_half_the_memory_mb)  # address space per worker
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What of these settings can change results (the cache key's part)."""
+        return {"seed": self.seed}
+
+
+@dataclass(frozen=True)
+class LessonConfig:
+    title: str | None = None
+    subtitle: str | None = None
+    course: str | None = None
+    author: str | None = None
+    date: str | None = None
+    lang: str = "zh-CN"
+    exec: ExecConfig = field(default_factory=ExecConfig)
+
+
+class _Invalid(Exception):
+    pass
+
+
+Check = Callable[[Any], Any]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise _Invalid("must be text")
+    return str(value)
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Invalid("must be a whole number")
+    return value
+
+
+def _positive_seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _Invalid("must be a number of seconds")
+    if not value > 0:
+        raise _Invalid("must be more than 0 seconds")
+    return float(value)
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.I)
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def _memory_mb(value: Any) -> int:
+    """`4G`, `512M`, `2048` (MB)."""
+    if isinstance(value, bool):
+        raise _Invalid("must be a size such as 4G or 512M")
+    if isinstance(value, int | float):
+        mb = float(value)
+    else:
+        m = _SIZE.match(str(value))
+        if not m:
+            raise _Invalid("must be a size such as 4G or 512M")
+        unit = m.group(2).lower() or "m"
+        mb = float(m.group(1)) * _UNITS[unit] / 2**20
+    if mb < 64:
+        raise _Invalid("must be at least 64M (a Python worker needs that much)")
+    return int(mb)
+
+
+def _output_chars(value: Any) -> int:
+    n = _int(value)
+    if n < 1000:
+        raise _Invalid("must be at least 1000 characters")
+    return n
+
+
+EXEC_SCHEMA: dict[str, Check] = {
+    "seed": _int,
+    "timeout": _positive_seconds,
+    "memory": _memory_mb,
+    "output": _output_chars,
+}
+EXEC_FIELDS = {
+    "seed": "seed",
+    "timeout": "timeout",
+    "memory": "memory_mb",
+    "output": "output_limit",
+}
+TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
+    "title": _text,
+    "subtitle": _text,
+    "course": _text,
+    "author": _text,
+    "date": _text,
+    "lang": _text,
+    "exec": EXEC_SCHEMA,
+}
+
+
+def _plain(node: yaml.Node) -> Any:
+    return yaml.safe_load(yaml.serialize(node)) if node is not None else None
+
+
+def _check_mapping(
+    node: yaml.Node,
+    schema: dict[str, Any],
+    where: str,
+    path: str,
+    diagnostics: list[Diagnostic],
+) -> dict[str, Any]:
+    line = node.start_mark.line + 1
+    if not isinstance(node, yaml.MappingNode):
+        what = f"`{where}`" if where else "the file"
+        diagnostics.append(Diagnostic(Loc(path, line), "config", f"{what} must be a mapping"))
+        return {}
+    values: dict[str, Any] = {}
+    for key_node, value_node in node.value:
+        key = str(key_node.value)
+        at = Loc(path, key_node.start_mark.line + 1)
+        name = f"{where}.{key}" if where else key
+        if key not in schema:
+            near = difflib.get_close_matches(key, list(schema), n=1)
+            hint = f" (did you mean `{near[0]}`?)" if near else f" (known: {', '.join(schema)})"
+            diagnostics.append(
+                Diagnostic(at, "config", f"unknown key `{name}` is ignored{hint}", "warning")
+            )
+            continue
+        check = schema[key]
+        if isinstance(check, dict):
+            if isinstance(value_node, yaml.ScalarNode) and value_node.value in ("", "~", "null"):
+                continue
+            values[key] = _check_mapping(value_node, check, name, path, diagnostics)
+            continue
+        try:
+            values[key] = check(_plain(value_node))
+        except _Invalid as exc:
+            shown = value_node.value if isinstance(value_node, yaml.ScalarNode) else "…"
+            diagnostics.append(Diagnostic(at, "config", f"`{name}: {shown}` {exc}"))
+    return values
+
+
+def parse_config(text: str, path: str) -> tuple[LessonConfig, dict[str, Any], list[Diagnostic]]:
+    """`lesson.yml` text → (config, the checked values as a plain dict, diagnostics)."""
+    diagnostics: list[Diagnostic] = []
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark else 1
+        problem = getattr(exc, "problem", None) or str(exc)
+        diagnostics.append(Diagnostic(Loc(path, line), "config", f"not valid YAML: {problem}"))
+        return LessonConfig(), {}, diagnostics
+    if node is None:
+        return LessonConfig(), {}, diagnostics
+    values = _check_mapping(node, TOP_SCHEMA, "", path, diagnostics)
+    return config_from(values), values, diagnostics
+
+
+def config_from(values: dict[str, Any]) -> LessonConfig:
+    exec_values = values.get("exec") or {}
+    exec_config = ExecConfig(**{EXEC_FIELDS[k]: v for k, v in exec_values.items()})
+    top = {k: v for k, v in values.items() if k != "exec"}
+    return LessonConfig(**top, exec=exec_config)
