@@ -1,0 +1,99 @@
+"""Helpers for the catalogue of bad inputs and faults: a failed build must say where, exit
+non-zero, and leave the previous output byte-identical with nothing stray beside it."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import textwrap
+from pathlib import Path
+
+import psutil
+
+from fixture_build import run_build
+
+LESSON_YML = "title: 目录测试\nlang: zh-CN\nexec:\n  seed: 0\n  timeout: 20\n"
+
+
+def write_lesson(root: Path, files: dict[str, str], name: str = "cat") -> Path:
+    """A lesson folder `root/content/<name>` holding `files` (dedented); lesson.yml by default."""
+    folder = root / "content" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {"lesson.yml": LESSON_YML, **files}
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
+    return folder
+
+
+def tree(folder: Path) -> dict[str, str]:
+    """Every file under `folder` (hidden ones too) with the sha256 of its bytes."""
+    if not folder.exists():
+        return {}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def outputs(root: Path) -> dict[str, dict[str, str]]:
+    return {"dist": tree(root / "dist"), "figures": tree(root / "figures")}
+
+
+def stray(root: Path) -> list[str]:
+    """Leftovers of a build next to the published folders (staging, old copies, locks)."""
+    found = []
+    for top in ("dist", "figures"):
+        folder = root / top
+        if folder.is_dir():
+            found += [
+                p.name
+                for p in folder.iterdir()
+                if p.name.startswith(".") and not p.name.endswith(".lock")
+            ]
+    return found
+
+
+def processes_with(marker: str) -> list[psutil.Process]:
+    """Live processes whose command line contains `marker` (left behind by a cell)."""
+    alive = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        try:
+            cmdline = " ".join(proc.info["cmdline"] or [])
+            if marker in cmdline and proc.info["status"] != psutil.STATUS_ZOMBIE:
+                alive.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return alive
+
+
+def assert_failed_cleanly(
+    root: Path,
+    args: list[str],
+    where: str | None,
+    *,
+    code: int = 1,
+    says: str = "",
+    marker: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `build.py ARGS` in `root`, expecting it to fail with exit `code`, the message naming
+    `where` (`path:line`, checked as the start of an `error` line) and `says`, the previous
+    dist/ and figures/ byte-identical, no stray files, no process with `marker` left running."""
+    before = outputs(root)
+    proc = run_build(root, *args)
+    assert proc.returncode == code, proc.stderr
+    if where is not None:
+        lines = [line for line in proc.stderr.splitlines() if line.startswith(f"{where}: error")]
+        assert lines, f"no error at {where} in:\n{proc.stderr}"
+    assert says in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert outputs(root) == before, "a failed build changed dist/ or figures/"
+    assert stray(root) == [], stray(root)
+    if marker is not None:
+        assert processes_with(marker) == [], "a cell's process outlived the build"
+    return proc
