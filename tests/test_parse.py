@@ -149,10 +149,10 @@ def test_quiz_with_marked_answer_and_explanation():
     assert problems == []
     quiz = section.slides[0].blocks[0]
     assert isinstance(quiz, Quiz)
-    assert quiz.question == "Why?"
+    assert quiz.question.strip() == "Why?"
     assert [c.correct for c in quiz.choices] == [False, True, False]
     assert [c.loc.line for c in quiz.choices] == [6, 7, 8]
-    assert quiz.explanation == "Because."
+    assert quiz.explanation.strip() == "Because."
 
 
 def test_quiz_answer_by_expression():
@@ -174,11 +174,63 @@ def test_bad_quizzes_are_reported(body: str):
     assert [(p.loc.line, p.code) for p in problems] == [(3, "quiz")]
 
 
-def test_front_matter_is_read():
-    section, problems = parse("---\ntitle: Intro\n---\n\n## A\n")
+def text_line(text: str, loc_line: int, needle: str) -> int:
+    """The file line of `needle` in a block's text, by the rule that the text's line k is the
+    file's line `loc.line + k`."""
+    (k,) = [k for k, line in enumerate(text.split("\n")) if needle in line]
+    return loc_line + k
+
+
+def test_texts_of_notes_and_quizzes_keep_their_file_lines():
+    text = (
+        "## A\n\n::: notes\n\nfirst $a$\n\n\n```python\nx = 1\n```\n\nthird $b$\n:::\n\n"
+        "::: quiz\nWhy\n$q$?\n\n- [ ] one\n  more $c$\n- [x] two\n\n::: explain\n\n"
+        "because $d$\n:::\n:::\n"
+    )
+    section, problems = parse(text)
     assert problems == []
-    assert section.meta == {"title": "Intro"}
-    assert section.slides[0].loc.line == 5
+    lines = text.split("\n")
+    notes, quiz = section.slides[0].blocks
+    choice = quiz.choices[0]
+    for needle, part, loc in [
+        ("$a$", notes.text, notes.loc),
+        ("$b$", notes.text, notes.loc),
+        ("$q$", quiz.question, quiz.loc),
+        ("$c$", choice.text, choice.loc),
+        ("$d$", quiz.explanation, quiz.loc),
+    ]:
+        assert needle in lines[text_line(part, loc.line, needle) - 1], needle
+
+
+def test_a_choice_continued_after_a_blank_line_is_reported():
+    _, problems = parse("## Q\n\n::: quiz\nWhy?\n\n- [ ] a\n\n  more\n- [x] b\n:::\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(8, "quiz")]
+
+
+def test_a_file_starting_with_a_rule_keeps_its_first_slide():
+    section, problems = parse("---\n\nfirst slide\n\n---\n\nsecond\n")
+    assert problems == []
+    assert [s.blocks[0].text for s in section.slides] == ["first slide", "second"]
+    assert [s.loc.line for s in section.slides] == [1, 5]
+
+
+def test_front_matter_is_shown_as_a_slide_with_a_warning():
+    section, problems = parse("---\ntitle: Intro\n---\n\n## A\n")
+    assert [(p.loc.line, p.severity) for p in problems] == [(1, "warning")]
+    assert "front matter" in problems[0].message
+    assert section.slides[0].blocks[0].text == "title: Intro\n---"
+    assert section.slides[1].loc.line == 5
+
+
+def test_an_option_given_twice_is_reported_at_the_second():
+    _, problems = parse("## A\n\n```{python}\n#| echo: true\n#| echo: false\nx = 1\n```\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(5, "option")]
+
+
+@pytest.mark.parametrize("value", ["2020-13-01", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["])
+def test_option_values_yaml_cannot_read_are_reported(value: str):
+    _, problems = parse(f"## A\n\n```{{python}}\n#| label: {value}\nx = 1\n```\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(4, "option")]
 
 
 def test_missing_lesson_yml_is_an_error(tmp_path: Path):
