@@ -20,9 +20,8 @@ from deck.cache import Store, cache_key, environment_fingerprint
 from deck.errors import DeckError, Diagnostic
 from deck.execute import Job, run_sections
 from deck.load import load_lesson
-from deck.mathtex import KaTeX
 from deck.model import Lesson, SectionResult
-from deck.render import RenderedDeck, collect_formulas, render_lesson
+from deck.render import RenderedDeck, render_lesson
 
 STAMP = ".build-stamp"
 
@@ -64,9 +63,7 @@ def build_lesson(folder: Path, options: Options, log: Log, report: Report) -> No
         log(str(warning))
     check_labels(lesson)
     results = execute(lesson, options, log, report)
-    katex = KaTeX(options.cache / "katex.json")
-    katex.prepare(collect_formulas(lesson, results))
-    deck = render_lesson(lesson, results, katex)
+    deck = render_lesson(lesson, results, options.cache)
     write(lesson, deck, options, log, report)
     report.lessons.append(lesson.name)
     log(f"{lesson.name}: {len(deck.slides)} slides built in {time.perf_counter() - t0:.1f} s")
