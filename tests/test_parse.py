@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from catalogue import assert_failed_cleanly, write_lesson
 from deck.errors import DeckError
 from deck.load import load_lesson
 from deck.model import Cell, Code, Columns, Div, Notes, Pause, Prose, Quiz, placeholder
 from deck.parse import parse_section
+from fixture_build import run_build
 
 
 def parse(text: str):
@@ -274,3 +277,79 @@ def test_inline_expressions_in_figure_caption_and_alt():
     cell = section.slides[0].blocks[0]
     assert cell.options["fig-cap"] == f"n = {placeholder(0)}"
     assert [(e.expr, e.loc.line) for e in section.inlines] == [("n", 4), ("m", 5)]
+
+
+@pytest.mark.parametrize("label", ["x\n", "x/y", "../x", "图", "-x", "a" * 101, "x.svg", ""])
+def test_labels_that_are_not_safe_file_names_are_reported(label: str):
+    _, problems = parse(f"## A\n\n```{{python}}\n#| label: {json.dumps(label)}\nx = 1\n```\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(4, "option")]
+
+
+@pytest.mark.parametrize("label", ["fig-1", "A_b", "0x", "a" * 100])
+def test_safe_labels_are_accepted(label: str):
+    _, problems = parse(f"## A\n\n```{{python}}\n#| label: {label}\nx = 1\n```\n")
+    assert problems == []
+
+
+def test_a_file_with_a_byte_order_mark_and_crlf_lines_reads_like_plain_utf8(tmp_path: Path):
+    (tmp_path / "lesson.yml").write_bytes(b"\xef\xbb\xbftitle: T\r\n")
+    (tmp_path / "01-a.md").write_bytes(b"\xef\xbb\xbf## A\r\n\r\ntext\r\n\r\n## B\r\n")
+    lesson = load_lesson(tmp_path)
+    assert lesson.meta == {"title": "T"}
+    slides = lesson.sections[0].slides
+    assert [(s.title, s.loc.line) for s in slides] == [("A", 1), ("B", 5)]
+    assert slides[0].blocks[0].text == "text"
+
+
+# ---- through the command line -------------------------------------------------------------
+
+
+def test_cli_a_section_file_starting_with_a_rule_keeps_its_first_slide(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": "---\n\n第一页\n\n---\n\n第二页\n"})
+    proc = run_build(tmp_path, "cat", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "dist/cat/index.html").read_text("utf-8")
+    assert "第一页" in html and "第二页" in html
+    assert json.loads((tmp_path / "dist/cat/values.json").read_text("utf-8"))["slides"] == 2
+    assert "warning" not in proc.stderr
+
+
+def test_cli_front_matter_in_a_section_is_shown_with_a_warning(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": "---\ntitle: 引言\n---\n\n## A\n"})
+    proc = run_build(tmp_path, "cat", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    assert "content/cat/01-a.md:1: warning [parse] lines 1-3 look like YAML front matter" in (
+        proc.stderr
+    )
+    assert "title: 引言" in (tmp_path / "dist/cat/index.html").read_text("utf-8")
+
+
+def test_cli_a_section_file_that_is_not_utf8_is_reported_at_the_bad_line(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": "## A\n\nok\n"})
+    assert run_build(tmp_path, "cat", "--no-pdf").returncode == 0
+    write_lesson(tmp_path, {"01-a.md": "## A\n\n中文\n注意力".encode("gbk") + b"\n"})
+    assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/01-a.md:3", says="UTF-8")
+
+
+def test_cli_a_lesson_yml_that_is_not_utf8_is_reported_at_the_bad_line(tmp_path: Path):
+    lesson_yml = "lang: zh-CN\ntitle: 标题\n".encode("gbk")
+    write_lesson(tmp_path, {"lesson.yml": lesson_yml, "01-a.md": "## A\n"})
+    assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/lesson.yml:2", says="UTF-8")
+
+
+def test_cli_markdown_files_the_loader_ignores_get_a_note(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": "## A\n", "notes.md": "草稿\n", "1a.md": "x\n"})
+    proc = run_build(tmp_path, "cat", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stderr.splitlines() if "is not read" in line]
+    assert notes == [
+        "content/cat/1a.md:1: warning [lesson] 1a.md is not read: section files are named "
+        "NN-name.md",
+        "content/cat/notes.md:1: warning [lesson] notes.md is not read: section files are named "
+        "NN-name.md",
+    ]
+
+
+def test_cli_a_label_with_a_newline_is_an_error_at_its_line(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": '## A\n\n```{python}\n#| label: "x\\n"\nx = 1\n```\n'})
+    assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/01-a.md:4", says="label")
