@@ -242,10 +242,6 @@ class _Scanner:
                 self.error(block.loc.line - 1, "parse", "only prose may stand in notes")
                 continue
             gap = block.loc.line - 1 - at
-            if text:
-                # Blocks stay apart by a blank line even where the file had none (a fence
-                # right after a paragraph); only then do the lines after it shift.
-                gap = max(2, gap)
             text += "\n" * gap + piece
             at += gap + piece.count("\n")
         return text
