@@ -46,6 +46,11 @@ PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
 # What PyYAML may raise on text it cannot read (a bad date raises ValueError, deep nesting
 # RecursionError): every one of them is an author's mistake to report, never a crash.
 YAML_PROBLEMS = (yaml.YAMLError, ValueError, OverflowError, RecursionError)
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 4× faster, same values
+
+
+def read_yaml(text: str) -> Any:
+    return yaml.load(text, Loader=YAML_LOADER)  # a safe loader: plain values only
 
 
 @dataclass
@@ -162,7 +167,7 @@ class _Scanner:
         while k < len(body) and body[k].startswith("#|"):
             index = start + 1 + k
             try:
-                parsed = yaml.safe_load(body[k][2:])
+                parsed = read_yaml(body[k][2:])
             except YAML_PROBLEMS:
                 parsed = None
             if not isinstance(parsed, dict) or len(parsed) != 1:
@@ -345,7 +350,7 @@ def front_matter_end(lines: list[str]) -> int | None:
     if end is None:
         return None
     try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
+        data = read_yaml("\n".join(lines[1:end]))
     except YAML_PROBLEMS:
         return None
     return end if isinstance(data, dict) and data else None

@@ -70,15 +70,20 @@ def build_lesson(folder: Path, options: Options, log: Log, report: Report) -> No
 
 
 def check_labels(lesson: Lesson) -> None:
+    """Labels name figure files, so two may not be equal, not even in case (as on macOS).
+    Names that collide only once cells ran (`render.figure_collisions`) are checked there."""
     seen: dict[str, str] = {}
     problems = []
     for section in lesson.sections:
         for cell in section.cells():
-            if cell.label in seen:
-                msg = f"label `{cell.label}` already used at {seen[cell.label]}"
+            if not cell.label:
+                continue
+            name = cell.label.lower()
+            if name in seen:
+                msg = f"label `{cell.label}` already used at {seen[name]}"
                 problems.append(Diagnostic(cell.loc, "option", msg))
-            elif cell.label:
-                seen[cell.label] = str(cell.loc)
+            else:
+                seen[name] = str(cell.loc)
     if problems:
         raise DeckError(problems)
 

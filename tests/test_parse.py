@@ -353,3 +353,12 @@ def test_cli_markdown_files_the_loader_ignores_get_a_note(tmp_path: Path):
 def test_cli_a_label_with_a_newline_is_an_error_at_its_line(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": '## A\n\n```{python}\n#| label: "x\\n"\nx = 1\n```\n'})
     assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/01-a.md:4", says="label")
+
+
+def test_cli_labels_equal_but_for_case_are_an_error_at_the_second(tmp_path: Path):
+    cell = "```{{python}}\n#| label: {}\nx = 1\n```\n\n"
+    write_lesson(tmp_path, {"01-a.md": "## A\n\n" + cell.format("Fig") + cell.format("fig")})
+    proc = assert_failed_cleanly(
+        tmp_path, ["cat", "--no-pdf"], "content/cat/01-a.md:8", says="label `fig` already used"
+    )
+    assert "content/cat/01-a.md:3" in proc.stderr
