@@ -1,0 +1,154 @@
+"""The render cache: a section's rendered slides, kept under a key of everything they depend on.
+
+The key covers the section as parsed (every text, option and line its slides show), its
+execution results, and the renderer itself (its code, templates, KaTeX and the versions of the
+Markdown and highlighting libraries). Slides are numbered within their section, so a slide
+added earlier in the deck does not invalidate the sections after it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from deck.cache import write_atomic
+from deck.mathtex import katex_fingerprint
+from deck.model import Lesson, Loc, Section, SectionResult
+
+ENGINE = Path(__file__).parent
+TEMPLATES = ENGINE / "templates"
+# What a section's rendered HTML depends on besides its text and results (the render key).
+RENDER_FILES = ("render.py", "renderstore.py", "htmltext.py", "mathtex.py", "model.py")
+RENDER_DISTRIBUTIONS = ("markdown", "pymdown-extensions", "pygments", "jinja2")
+
+
+@dataclass(frozen=True)
+class RenderedSlide:
+    number: int
+    section: str
+    title: str | None
+    level: int
+    loc: Loc
+    classes: tuple[str, ...]
+    attrs: dict[str, str]
+    body: str
+    notes: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "section": self.section,
+            "title": self.title,
+            "level": self.level,
+            "loc": [self.loc.path, self.loc.line],
+            "classes": list(self.classes),
+            "attrs": self.attrs,
+            "body": self.body,
+            "notes": self.notes,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> RenderedSlide:
+        path, line = data["loc"]
+        return RenderedSlide(
+            number=int(data["number"]),
+            section=str(data["section"]),
+            title=data["title"],
+            level=int(data["level"]),
+            loc=Loc(str(path), int(line)),
+            classes=tuple(data["classes"]),
+            attrs=dict(data["attrs"]),
+            body=str(data["body"]),
+            notes=str(data["notes"]),
+        )
+
+
+@dataclass(frozen=True)
+class SectionRender:
+    """One section's rendered slides and values records, slides numbered from 1 within the
+    section. This is what the render cache keeps."""
+
+    slides: tuple[RenderedSlide, ...]
+    records: dict[str, list[dict[str, Any]]]
+    figures: tuple[str, ...]  # file names in the section result's figure folder
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "slides": [s.to_json() for s in self.slides],
+            "records": self.records,
+            "figures": list(self.figures),
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> SectionRender:
+        records = {str(k): [dict(r) for r in v] for k, v in data["records"].items()}
+        for items in records.values():
+            for record in items:
+                int(record["slide"])
+        return SectionRender(
+            slides=tuple(RenderedSlide.from_json(s) for s in data["slides"]),
+            records=records,
+            figures=tuple(str(f) for f in data["figures"]),
+        )
+
+    def numbered_from(self, first: int) -> tuple[list[RenderedSlide], dict[str, list[dict]]]:
+        """The slides and records with deck-wide slide numbers, the first slide being `first`."""
+        shift = first - 1
+        slides = [replace(s, number=s.number + shift) for s in self.slides]
+        records = {
+            kind: [{**r, "slide": r["slide"] + shift} for r in items]
+            for kind, items in self.records.items()
+        }
+        return slides, records
+
+
+def render_engine_key() -> str:
+    """Everything besides a section's text and results that its rendered HTML depends on."""
+    h = hashlib.sha256(katex_fingerprint().encode())
+    for path in [*(ENGINE / name for name in RENDER_FILES), *sorted(TEMPLATES.glob("*.j2"))]:
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for dist in RENDER_DISTRIBUTIONS:
+        try:
+            h.update(f"{dist}={metadata.version(dist)};".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{dist}=-;".encode())
+    return h.hexdigest()
+
+
+class RenderStore:
+    """`<folder>/<section>.json`: a section's last rendered slides and the key they were
+    rendered for. An entry that cannot be read is rendered again, never trusted."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.engine = render_engine_key()
+
+    def key(self, section: Section, result: SectionResult) -> str:
+        h = hashlib.sha256(self.engine.encode())
+        h.update(repr(section).encode())  # every text, option and line the slides show
+        h.update(json.dumps(result.to_json(), sort_keys=True, ensure_ascii=False).encode())
+        return h.hexdigest()
+
+    def load(self, section: Section, key: str) -> SectionRender | None:
+        try:
+            data = json.loads((self.folder / f"{section.name}.json").read_text("utf-8"))
+            if data["key"] != key:
+                return None
+            return SectionRender.from_json(data["render"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def save(self, section: Section, key: str, render: SectionRender) -> None:
+        data = json.dumps({"key": key, "render": render.to_json()}, ensure_ascii=False)
+        write_atomic(self.folder / f"{section.name}.json", data.encode("utf-8"))
+
+    def prune(self, lesson: Lesson) -> None:
+        names = {f"{s.name}.json" for s in lesson.sections}
+        if self.folder.is_dir():
+            for path in self.folder.glob("*.json"):
+                if path.name not in names:
+                    path.unlink(missing_ok=True)
