@@ -10,6 +10,7 @@ from pathlib import Path
 
 from deck.errors import DeckError
 from deck.options import Options
+from deck.progress import ProgressDisplay
 from deck.publish import LockTimeout
 from deck.runner import UsageError, build, check_names
 
@@ -68,9 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     if not names:
         p.error(f"no lessons in {args.content}")
 
-    def log(message: str) -> None:
-        if not args.quiet:
-            print(message, file=sys.stderr, flush=True)
+    display = ProgressDisplay(sys.stderr, quiet=args.quiet)
+    log = display.log
 
     options = Options(
         content=args.content,
@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     try:
-        build(names, options, log)
+        with display:
+            build(names, options, log, display)
     except UsageError as exc:
         print(f"build.py: error: {exc}", file=sys.stderr)
         return 2

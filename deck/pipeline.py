@@ -22,6 +22,7 @@ from deck.load import load_lesson
 from deck.mathtex import KaTeX
 from deck.model import Lesson, SectionResult
 from deck.options import PDFS, Options, Report
+from deck.progress import ProgressDisplay
 from deck.publish import Target, new_build_id, publish
 from deck.render import RenderedDeck, collect_formulas, render_lesson
 
@@ -50,7 +51,7 @@ def build_lesson(
     katex.prepare(collect_formulas(lesson, results))
     deck = render_lesson(lesson, results, katex)
     report.seconds["render"] = time.perf_counter() - t1
-    write(lesson, deck, options, log, report)
+    write(lesson, deck, options, log, report, progress)
     report.lessons.append(lesson.name)
     log(f"{lesson.name}: {len(deck.slides)} slides built in {time.perf_counter() - t0:.1f} s")
 
@@ -112,7 +113,14 @@ def tree_hash(folder: Path) -> str:
     return h.hexdigest()
 
 
-def write(lesson: Lesson, deck: RenderedDeck, options: Options, log: Log, report: Report) -> None:
+def write(
+    lesson: Lesson,
+    deck: RenderedDeck,
+    options: Options,
+    log: Log,
+    report: Report,
+    progress: object = None,
+) -> None:
     """Stage dist/<lesson> and figures/<lesson> completely, then publish both at once."""
     t0 = time.perf_counter()
     build_id = new_build_id()
@@ -154,7 +162,14 @@ def previous_build(out: Path) -> dict:
 
 
 def write_pdfs(
-    out: Path, staging: Path, stamp: str, slides: int, options: Options, log: Log, report: Report
+    out: Path,
+    staging: Path,
+    stamp: str,
+    slides: int,
+    options: Options,
+    log: Log,
+    report: Report,
+    progress: object = None,
 ) -> tuple[list[str], list[str]]:
     """Print the PDFs, or keep the previous ones when the deck is byte-for-byte the same.
 
@@ -188,7 +203,13 @@ def write_pdfs(
 
     t0 = time.perf_counter()
     jobs = [PrintJob(staging / name, kind) for name, kind in PDFS.items()]
-    overflows = print_pdfs(staging / "index.html", jobs, slides)
+    if isinstance(progress, ProgressDisplay):
+        progress.start("pdf", f"printing {', '.join(names)}")
+    try:
+        overflows = print_pdfs(staging / "index.html", jobs, slides)
+    finally:
+        if isinstance(progress, ProgressDisplay):
+            progress.stop("pdf")
     warnings = [str(overflow) for overflow in overflows]
     for warning in warnings:
         log(warning)
