@@ -7,7 +7,9 @@ from typing import Any
 
 CELL_OPTIONS = {"label", "echo", "output", "include", "fig-cap", "fig-alt", "timeout"}
 BOOL_OPTIONS = {"echo", "output", "include"}
-LABEL = re.compile(r"^[A-Za-z0-9][\w-]*$")
+# A label names a figure file: ASCII only, so the name is safe on every file system and URL
+# (`$` would accept a trailing newline: \Z does not).
+LABEL = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_-]{0,99}\Z")
 ATTR_TOKEN = re.compile(
     r"""\s*(?:\.([\w-]+)|#([\w-]+)|([\w-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))"""
 )
@@ -47,7 +49,7 @@ def option_problem(key: str, value: Any) -> str | None:
     if key == "timeout" and value <= 0:
         return "cell option `timeout` must be positive"
     if key == "label" and not (isinstance(value, str) and LABEL.match(value)):
-        return "cell option `label` must be a name of letters, digits, - and _"
+        return "cell option `label` must be a name of ASCII letters, digits, - and _ (at most 100)"
     if key in ("fig-cap", "fig-alt") and not isinstance(value, str):
         return f"cell option `{key}` must be text"
     return None

@@ -5,11 +5,6 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
-
 
 class _PlainText(HTMLParser):
     """Text of rendered HTML: formulas as `$TeX$`, table cells and blocks apart by spaces."""
@@ -55,6 +50,12 @@ def plain(markup: str) -> str:
 
 
 def highlight_code(text: str, lang: str) -> str:
+    # Imported here: a build whose slides all come from the render cache never needs Pygments.
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         lexer = get_lexer_by_name(lang or "text")
     except ClassNotFound:

@@ -11,6 +11,8 @@ from deck.model import Lesson, Loc
 from deck.parse import parse_section
 
 SECTION_FILE = re.compile(r"^\d+[-_].*\.md$")
+# Files that look like lesson text but are not read: each gets a one-line note.
+MARKDOWN_SUFFIXES = {".md", ".markdown", ".qmd"}
 
 
 def display_path(path: Path) -> str:
@@ -18,6 +20,28 @@ def display_path(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
+
+
+def read_text(path: Path) -> str | Diagnostic:
+    """A source file's text (UTF-8, a byte-order mark allowed), or the error at the line of its
+    first byte that is not UTF-8."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start : exc.end].hex(" ")
+        message = f"not UTF-8 (byte {bad}): save the file as UTF-8"
+        return Diagnostic(Loc(display_path(path), line), "encoding", message)
+
+
+def ignored_files(folder: Path) -> list[Diagnostic]:
+    notes = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() in MARKDOWN_SUFFIXES and not SECTION_FILE.match(path.name):
+            message = f"{path.name} is not read: section files are named NN-name.md"
+            notes.append(Diagnostic(Loc(display_path(path), 1), "lesson", message, "warning"))
+    return notes
 
 
 def load_lesson(folder: Path) -> Lesson:
@@ -30,16 +54,25 @@ def load_lesson(folder: Path) -> Lesson:
             Diagnostic(Loc(display_path(meta_path), 1), "lesson", "missing lesson.yml")
         )
     else:
-        config, meta, found = parse_config(meta_path.read_text("utf-8"), display_path(meta_path))
-        diagnostics.extend(found)
-    files = sorted(p for p in folder.glob("*.md") if SECTION_FILE.match(p.name))
+        text = read_text(meta_path)
+        if isinstance(text, Diagnostic):
+            diagnostics.append(text)
+        else:
+            config, meta, found = parse_config(text, display_path(meta_path))
+            diagnostics.extend(found)
+    files = sorted(p for p in folder.glob("*.md") if SECTION_FILE.match(p.name) and p.is_file())
     if not files:
         diagnostics.append(
             Diagnostic(Loc(display_path(folder), 1), "lesson", "no section files NN-name.md")
         )
+    diagnostics.extend(ignored_files(folder))
     sections = []
     for path in files:
-        section, problems = parse_section(path, display_path(path), path.read_text("utf-8"))
+        text = read_text(path)
+        if isinstance(text, Diagnostic):
+            diagnostics.append(text)
+            continue
+        section, problems = parse_section(path, display_path(path), text)
         sections.append(section)
         diagnostics.extend(problems)
     errors = [d for d in diagnostics if d.severity == "error"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -21,14 +22,16 @@ MATH = re.compile(
     r"|(?<![\\$\w])\$(?P<inline>[^\s$](?:[^$\n]*?[^\s\\$])?)\$(?![\d$])",
     re.S,
 )
+MATH_TOKEN = re.compile("\u2063M(\\d+)\u2063")
 
 
 def math_placeholder(index: int) -> str:
     return f"\u2063M{index}\u2063"
 
 
-def extract(text: str) -> tuple[str, list[tuple[str, bool, int]]]:
-    """Replace formulas by placeholders; return the text and (tex, display, line offset)."""
+def extract(text: str, first: int = 0) -> tuple[str, list[tuple[str, bool, int]]]:
+    """Replace formulas by placeholders numbered from `first`; return the text and, per formula,
+    (tex, display, line offset of its start within `text`)."""
     found: list[tuple[str, bool, int]] = []
 
     def sub(m: re.Match[str]) -> str:
@@ -37,27 +40,53 @@ def extract(text: str) -> tuple[str, list[tuple[str, bool, int]]]:
         display = m.group("display") is not None
         tex = (m.group("display") if display else m.group("inline")).strip()
         found.append((tex, display, text.count("\n", 0, m.start())))
-        return math_placeholder(len(found) - 1)
+        return math_placeholder(first + len(found) - 1)
 
     return MATH.sub(sub, text), found
 
 
-class KaTeX:
-    """Renders formulas, remembering results in a JSON file so unchanged builds skip Node."""
+def katex_fingerprint() -> str:
+    """The KaTeX version and the render script: a change in either re-renders every formula."""
+    try:
+        version = json.loads((KATEX / "package.json").read_text("utf-8")).get("version", "?")
+    except (OSError, ValueError, AttributeError):
+        version = "missing"
+    script = hashlib.sha256(SCRIPT.read_bytes()).hexdigest()[:16]
+    return f"katex {version}; script {script}"
 
-    def __init__(self, cache_file: Path):
+
+class KaTeX:
+    """Renders formulas, remembering results in a JSON file so unchanged builds skip Node.
+
+    The file records the KaTeX version and render script it was made with; a file from another
+    version, or one that cannot be read, is ignored and rewritten.
+    """
+
+    def __init__(self, cache_file: Path | None):
         self.cache_file = cache_file
-        try:
-            self.known: dict[str, str] = json.loads(cache_file.read_text("utf-8"))
-        except (OSError, ValueError):
-            self.known = {}
+        self.fingerprint = katex_fingerprint()
+        self.known: dict[str, str] = self._read() if cache_file else {}
         self.errors: dict[str, str] = {}
+
+    def _read(self) -> dict[str, str]:
+        assert self.cache_file is not None
+        try:
+            data = json.loads(self.cache_file.read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("katex") != self.fingerprint:
+            return {}
+        known = data.get("html")
+        if not isinstance(known, dict):
+            return {}
+        return {k: v for k, v in known.items() if isinstance(k, str) and isinstance(v, str)}
 
     @staticmethod
     def _key(tex: str, display: bool) -> str:
         return ("D|" if display else "I|") + tex
 
     def prepare(self, formulas: set[tuple[str, bool]]) -> None:
+        """Render every formula not yet known, all in one Node process."""
         missing = [f for f in sorted(formulas) if self._key(*f) not in self.known]
         if not missing:
             return
@@ -77,7 +106,9 @@ class KaTeX:
                 self.known[self._key(tex, display)] = out["html"]
             else:
                 self.errors[self._key(tex, display)] = out["error"]
-        write_atomic(self.cache_file, json.dumps(self.known, ensure_ascii=False).encode())
+        if self.cache_file is not None:
+            data = {"katex": self.fingerprint, "html": self.known}
+            write_atomic(self.cache_file, json.dumps(data, ensure_ascii=False).encode())
 
     def html(self, tex: str, display: bool) -> str | None:
         return self.known.get(self._key(tex, display))

@@ -43,6 +43,9 @@ UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
 CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
+# What PyYAML may raise on text it cannot read (a bad date raises ValueError, deep nesting
+# RecursionError): every one of them is an author's mistake to report, never a crash.
+YAML_PROBLEMS = (yaml.YAMLError, ValueError, OverflowError, RecursionError)
 
 
 @dataclass
@@ -160,10 +163,13 @@ class _Scanner:
             index = start + 1 + k
             try:
                 parsed = yaml.safe_load(body[k][2:])
-            except yaml.YAMLError:
+            except YAML_PROBLEMS:
                 parsed = None
             if not isinstance(parsed, dict) or len(parsed) != 1:
                 self.error(index, "option", "cell option must read `#| key: value`")
+                ok = False
+            elif str(next(iter(parsed))) in options:
+                self.error(index, "option", f"cell option `{next(iter(parsed))}` is given twice")
                 ok = False
             else:
                 ((key, value),) = parsed.items()
@@ -219,16 +225,26 @@ class _Scanner:
         return Div(classes, attrs, tuple(blocks), loc)
 
     def block_text(self, blocks: list[Block], start: int) -> str:
-        """Notes and explanations hold Markdown prose only."""
-        texts = []
+        """Notes and explanations hold Markdown prose only.
+
+        The text keeps the file's line structure: its line k is line `start + k` (0-based) of
+        the file, so a formula's line offset in it is its distance from the block's `Loc`.
+        """
+        text, at = "", start
         for block in blocks:
             if isinstance(block, Prose):
-                texts.append(block.text)
+                piece = block.text
             elif isinstance(block, Code):
-                texts.append(f"```{block.lang}\n{block.text}\n```")
+                runs = [len(r) for r in re.findall("`+", block.text)]
+                fence = "`" * max(3, max(runs, default=0) + 1)
+                piece = f"{fence}{block.lang}\n{block.text}\n{fence}"
             else:
                 self.error(block.loc.line - 1, "parse", "only prose may stand in notes")
-        return "\n\n".join(texts)
+                continue
+            gap = block.loc.line - 1 - at
+            text += "\n" * gap + piece
+            at += gap + piece.count("\n")
+        return text
 
     def quiz(self, start: int, attrs: dict[str, str]) -> Quiz | None:
         question: list[str] = []
@@ -246,12 +262,14 @@ class _Scanner:
                 if not closed:
                     self.error(i, "parse", "`::: explain` is never closed by `:::`")
                     return None
-                explanation = self.block_text(blocks, i)
+                explanation = self.block_text(blocks, start)
                 continue
             c = CHOICE.match(line)
             if c:
                 choices.append((i, [self.inline(c.group(2), i)], c.group(1) != " "))
             elif choices and line.startswith((" ", "\t")) and line.strip():
+                if i != choices[-1][0] + len(choices[-1][1]):
+                    self.error(i, "quiz", "a choice goes on in the next line, not after a blank")
                 choices[-1][1].append(self.inline(line.strip(), i))
             elif choices and line.strip():
                 self.error(i, "quiz", "after the choices only `::: explain` may follow")
@@ -276,9 +294,11 @@ class _Scanner:
         if answer is not None and marked:
             self.error(start, "quiz", "give the answer either by `[x]` or by answer=, not both")
             return None
+        # The question's text starts with the `::: quiz` line itself (left empty), so that its
+        # line k is the file's line `loc.line + k`, as for every text with a Loc.
         return Quiz(
-            question="\n".join(question).strip(),
-            choices=tuple(Choice(" ".join(t), ok, self.loc(i)) for i, t, ok in choices),
+            question="\n".join(["", *question]).rstrip(),
+            choices=tuple(Choice("\n".join(t), ok, self.loc(i)) for i, t, ok in choices),
             explanation=explanation,
             answer=answer,
             loc=loc,
@@ -316,26 +336,47 @@ class _Scanner:
         return slides
 
 
+def front_matter_end(lines: list[str]) -> int | None:
+    """The closing line's index when the file opens like YAML front matter: `---`, at once
+    `key: value` lines, then `---` or `...`."""
+    if len(lines) < 3 or lines[0].strip() != "---" or not lines[1].strip():
+        return None
+    end = next((k for k in range(1, len(lines)) if lines[k].strip() in ("---", "...")), None)
+    if end is None:
+        return None
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end]))
+    except YAML_PROBLEMS:
+        return None
+    return end if isinstance(data, dict) and data else None
+
+
 def parse_section(path: Path, rel: str, text: str) -> tuple[Section, list[Diagnostic]]:
-    lines = text.split("\n")
+    """Section file text → its slides, and every problem found (errors and warnings).
+
+    A section file has no front matter: a `---` in its first line starts an untitled slide, as
+    it does after any blank line, so nothing at the top of a file is silently dropped. When the
+    top looks like front matter, a warning says so.
+    """
+    lines = text.replace("\r\n", "\n").split("\n")
     scanner = _Scanner(rel, lines)
-    meta: dict[str, Any] = {}
-    if lines and lines[0].strip() == "---":
-        end = next((k for k in range(1, len(lines)) if lines[k].strip() in ("---", "...")), None)
-        if end is None:
-            scanner.error(0, "parse", "front matter `---` is never closed")
-        else:
-            try:
-                meta = yaml.safe_load("\n".join(lines[1:end])) or {}
-            except yaml.YAMLError as exc:
-                scanner.error(0, "parse", f"front matter is not YAML: {exc}")
-            scanner.pos = end + 1
+    end = front_matter_end(lines)
+    if end is not None:
+        scanner.diagnostics.append(
+            Diagnostic(
+                scanner.loc(0),
+                "parse",
+                f"lines 1-{end + 1} look like YAML front matter, which section files do not "
+                "have: they are shown as a slide (lesson settings go in lesson.yml)",
+                "warning",
+            )
+        )
     slides = scanner.slides()
     section = Section(
         path=path,
         name=path.stem,
         rel=rel,
-        meta=meta if isinstance(meta, dict) else {},
+        meta={},
         slides=tuple(slides),
         inlines=tuple(scanner.inlines),
     )

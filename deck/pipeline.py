@@ -19,12 +19,11 @@ from deck.cache import Store, cache_key, environment_fingerprint
 from deck.errors import DeckError, Diagnostic
 from deck.execute import Job, run_sections
 from deck.load import load_lesson
-from deck.mathtex import KaTeX
 from deck.model import Lesson, SectionResult
 from deck.options import PDFS, Options, Report
 from deck.progress import ProgressDisplay
 from deck.publish import Target, new_build_id, publish
-from deck.render import RenderedDeck, collect_formulas, render_lesson
+from deck.render import RenderedDeck, render_lesson
 
 Log = Callable[[str], None]
 PDF_RECORD = ".build-stamp"  # in dist/<lesson>: the deck hash the PDFs were printed from
@@ -47,9 +46,7 @@ def build_lesson(
     check_labels(lesson)
     results = execute(lesson, options, log, report)
     t1 = time.perf_counter()
-    katex = KaTeX(options.cache / "katex.json")
-    katex.prepare(collect_formulas(lesson, results))
-    deck = render_lesson(lesson, results, katex)
+    deck = render_lesson(lesson, results, options.cache)
     report.seconds["render"] = time.perf_counter() - t1
     write(lesson, deck, options, log, report, progress)
     report.lessons.append(lesson.name)

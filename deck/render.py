@@ -1,23 +1,32 @@
 """Rendering: parsed lesson + execution results → reveal.js HTML and the values record.
 
-Prose goes through Python-Markdown, math through KaTeX (pre-rendered, see `mathtex`), code
-through Pygments, and the page through Jinja2 templates.
+Prose goes through Python-Markdown, code through Pygments, the page through Jinja2 templates,
+and math through KaTeX in one traversal: while a section renders, each formula becomes a
+placeholder that remembers its TeX and its real `file:line`; then every formula of the build
+goes to KaTeX in one batch (one Node process, see `mathtex`) and the placeholders are replaced.
+
+A section's rendered slides are cached (`RenderStore`) under a key of its parsed text, its
+results and the renderer itself, so a prose edit re-renders only the section it touched; the
+page is the same, byte for byte, as a full render.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import jinja2
-import markdown
 
+from deck.cache import write_atomic
 from deck.errors import DeckError, Diagnostic
 from deck.htmltext import highlight_code, plain
-from deck.mathtex import KaTeX, extract, math_placeholder
+from deck.mathtex import MATH_TOKEN, KaTeX, extract, katex_fingerprint
 from deck.model import (
     Block,
     Cell,
@@ -36,12 +45,17 @@ from deck.model import (
     placeholder,
 )
 
-TEMPLATES = Path(__file__).parent / "templates"
+ENGINE = Path(__file__).parent
+TEMPLATES = ENGINE / "templates"
 VALUE = re.compile("\u2063V(\\d+)\u2063")
 # A line break inside a Chinese paragraph is not a space: join the lines.
 CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
 SLIDE_ATTRS = {"id"}  # everything else becomes data-<key>, which reveal.js reads
+# What a section's rendered HTML depends on besides its text and results (the render key).
+RENDER_FILES = ("render.py", "htmltext.py", "mathtex.py", "model.py")
+RENDER_DISTRIBUTIONS = ("markdown", "pymdown-extensions", "pygments", "jinja2")
+MARKDOWN_EXTENSIONS = ["tables", "sane_lists", "attr_list", "pymdownx.betterem"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +70,34 @@ class RenderedSlide:
     body: str
     notes: str
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "section": self.section,
+            "title": self.title,
+            "level": self.level,
+            "loc": [self.loc.path, self.loc.line],
+            "classes": list(self.classes),
+            "attrs": self.attrs,
+            "body": self.body,
+            "notes": self.notes,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> RenderedSlide:
+        path, line = data["loc"]
+        return RenderedSlide(
+            number=int(data["number"]),
+            section=str(data["section"]),
+            title=data["title"],
+            level=int(data["level"]),
+            loc=Loc(str(path), int(line)),
+            classes=tuple(data["classes"]),
+            attrs=dict(data["attrs"]),
+            body=str(data["body"]),
+            notes=str(data["notes"]),
+        )
+
 
 @dataclass(frozen=True)
 class RenderedDeck:
@@ -63,6 +105,55 @@ class RenderedDeck:
     slides: tuple[RenderedSlide, ...]
     values: dict[str, Any]
     figures: tuple[Path, ...]  # figure files to publish under figures/
+    rendered: tuple[str, ...] = ()  # sections rendered by this build (the rest were cached)
+
+
+@dataclass(frozen=True)
+class SectionRender:
+    """One section's rendered slides and values records, slides numbered from 1 within the
+    section. This is what the render cache keeps."""
+
+    slides: tuple[RenderedSlide, ...]
+    records: dict[str, list[dict[str, Any]]]
+    figures: tuple[str, ...]  # file names in the section result's figure folder
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "slides": [s.to_json() for s in self.slides],
+            "records": self.records,
+            "figures": list(self.figures),
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> SectionRender:
+        records = {str(k): [dict(r) for r in v] for k, v in data["records"].items()}
+        for items in records.values():
+            for record in items:
+                int(record["slide"])
+        return SectionRender(
+            slides=tuple(RenderedSlide.from_json(s) for s in data["slides"]),
+            records=records,
+            figures=tuple(str(f) for f in data["figures"]),
+        )
+
+    def numbered_from(self, first: int) -> tuple[list[RenderedSlide], dict[str, list[dict]]]:
+        """The slides and records with deck-wide slide numbers, the first slide being `first`."""
+        shift = first - 1
+        slides = [replace(s, number=s.number + shift) for s in self.slides]
+        records = {
+            kind: [{**r, "slide": r["slide"] + shift} for r in items]
+            for kind, items in self.records.items()
+        }
+        return slides, records
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula met while rendering: TeX with values filled in, and where the author wrote it."""
+
+    tex: str
+    display: bool
+    loc: Loc
 
 
 def fill_values(tex: str, section: Section, result: SectionResult) -> str:
@@ -70,63 +161,42 @@ def fill_values(tex: str, section: Section, result: SectionResult) -> str:
     return VALUE.sub(lambda m: result.inline.get(section.inlines[int(m.group(1))].expr, ""), tex)
 
 
-def collect_formulas(lesson: Lesson, results: dict[str, SectionResult]) -> set[tuple[str, bool]]:
-    """Every formula of the lesson, values filled in, so KaTeX can render them in one go."""
-    formulas: set[tuple[str, bool]] = set()
-    for section in lesson.sections:
-        for slide in section.slides:
-            texts = [slide.title] if slide.title else []
-            for text in [*texts, *_block_texts(slide.blocks)]:
-                for tex, display, _ in extract(text)[1]:
-                    formulas.add((fill_values(tex, section, results[section.name]), display))
-    return formulas
+def join_cjk_lines(text: str) -> str:
+    return CJK_LINE_BREAK.sub("", text)
 
 
-def _block_texts(blocks: tuple[Block, ...]):
-    for block in blocks:
-        if isinstance(block, Prose | Notes):
-            yield block.text
-        elif isinstance(block, Cell):
-            for key in ("fig-cap", "fig-alt"):
-                if key in block.options:
-                    yield block.options[key]
-        elif isinstance(block, Quiz):
-            yield block.question
-            yield block.explanation
-            yield from (c.text for c in block.choices)
-        elif isinstance(block, Columns):
-            for column in block.columns:
-                yield from _block_texts(column.blocks)
-        elif isinstance(block, Div):
-            yield from _block_texts(block.blocks)
+def option_line(cell: Cell, key: str) -> Loc:
+    """The line of a cell's `#| key:` option: options are kept in the order of their lines,
+    one a line, right after the fence."""
+    return Loc(cell.loc.path, cell.loc.line + 1 + list(cell.options).index(key))
+
+
+def new_markdown() -> Any:
+    """One Markdown converter per build: creating one compiles many regular expressions."""
+    import markdown
+
+    return markdown.Markdown(extensions=MARKDOWN_EXTENSIONS, output_format="html")
 
 
 @dataclass
 class _SectionRenderer:
-    """Renders one section's slides; collects diagnostics and the values record."""
+    """Renders one section's slides with formula placeholders; collects formulas, diagnostics
+    and the values record."""
 
     section: Section
     result: SectionResult
-    katex: KaTeX
-    first_number: int
+    md: Any
     quiz_template: jinja2.Template
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    formulas: list[Formula] = field(default_factory=list)
     records: dict[str, list[dict[str, Any]]] = field(
         default_factory=lambda: {"values": [], "figures": [], "quizzes": [], "outputs": []}
     )
-    figure_files: list[Path] = field(default_factory=list)
+    figure_files: list[str] = field(default_factory=list)
     number: int = 0
 
     def __post_init__(self) -> None:
-        self.md = markdown.Markdown(
-            extensions=["tables", "sane_lists", "attr_list", "pymdownx.betterem"],
-            output_format="html",
-        )
-        # Results follow the cells' order (equal cache keys mean the same cells in the same
-        # order); line numbers are not in the key, so they may have moved since.
-        cells = self.section.cells()
-        assert len(cells) == len(self.result.cells), "cache key collision"
-        self.cells = {id(c): r for c, r in zip(cells, self.result.cells, strict=True)}
+        self.cells = dict(zip(map(id, self.section.cells()), self.result.cells, strict=True))
 
     # ---- text -----------------------------------------------------------------------
 
@@ -135,25 +205,31 @@ class _SectionRenderer:
         return self.result.inline.get(expr.expr, "")
 
     def text(self, source: str, loc: Loc, inline: bool = False) -> str:
-        """Markdown with math and inline values → HTML."""
-        text, formulas = extract(CJK_LINE_BREAK.sub("", source))
-        out = self.md.reset().convert(text)
+        """Markdown with math and inline values → HTML with formula placeholders.
+
+        Formulas are taken out of the text as written, so a formula's line is its line in the
+        file, before Chinese line breaks are joined (in prose and inside formulas alike).
+        """
+        marked, found = extract(source, len(self.formulas))
+        out = self.md.reset().convert(join_cjk_lines(marked))
         if inline and out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
             out = out[3:-4]
-        for n, (raw, display, offset) in enumerate(formulas):
-            tex = self.fill(raw)
-            rendered = self.katex.html(tex, display)
-            if rendered is None:
-                problem = self.katex.error(tex, display) or "not rendered"
-                at = Loc(loc.path, loc.line + offset)
-                self.diagnostics.append(Diagnostic(at, "math", f"KaTeX: {problem}"))
-                rendered = html.escape(tex)
-            out = out.replace(math_placeholder(n), rendered)
-        for m in set(VALUE.findall(out)):
+        for raw, display, offset in found:
+            tex = join_cjk_lines(self.fill(raw))
+            self.formulas.append(Formula(tex, display, Loc(loc.path, loc.line + offset)))
+        for m in dict.fromkeys(VALUE.findall(out)):  # in reading order: the record is stable
             index = int(m)
             self.record_value(index)
             out = out.replace(placeholder(index), html.escape(self.value(index)))
         return out
+
+    def plain(self, markup: str) -> str:
+        """Text of rendered HTML as a reader would quote it, formulas as `$TeX$`."""
+
+        def tex(m: re.Match[str]) -> str:
+            return html.escape(f"${self.formulas[int(m.group(1))].tex}$")
+
+        return plain(MATH_TOKEN.sub(tex, markup))
 
     def fill(self, text: str) -> str:
         """Plain text (alt text, a formula's TeX) with inline values recorded and substituted."""
@@ -247,15 +323,16 @@ class _SectionRenderer:
             self.diagnostics.append(
                 Diagnostic(cell.loc, "figure", "figure has no alt text: add `#| fig-alt: …`")
             )
-            alt = ""
         caption = cell.options.get("fig-cap")
-        caption_html = self.text(caption, cell.loc, inline=True) if caption else ""
-        self.figure_files.append(Path(self.result.figure_dir) / file)
+        caption_html = ""
+        if caption:
+            caption_html = self.text(caption, option_line(cell, "fig-cap"), inline=True)
+        self.figure_files.append(file)
         self.records["figures"].append(
             {
                 "label": cell.label,
                 "file": f"figures/{file}",
-                "caption": plain(caption_html),
+                "caption": self.plain(caption_html),
                 "alt": alt,
                 "loc": str(cell.loc),
                 "slide": self.number,
@@ -270,7 +347,7 @@ class _SectionRenderer:
 
     def quiz(self, quiz: Quiz) -> str:
         choices = [self.text(c.text, c.loc, inline=True) for c in quiz.choices]
-        texts = [plain(c) for c in choices]
+        texts = [self.plain(c) for c in choices]
         if quiz.answer is not None:
             answer_text = self.result.inline.get(quiz.answer.expr, "")
             matches = [k for k, t in enumerate(texts) if t == answer_text.strip()]
@@ -293,11 +370,11 @@ class _SectionRenderer:
         explanation = self.text(quiz.explanation, quiz.loc) if quiz.explanation else ""
         self.records["quizzes"].append(
             {
-                "question": plain(question),
+                "question": self.plain(question),
                 "choices": texts,
                 "answer": correct,
                 "answer_text": texts[correct],
-                "explanation": plain(explanation),
+                "explanation": self.plain(explanation),
                 "loc": str(quiz.loc),
                 "slide": self.number,
             }
@@ -309,9 +386,10 @@ class _SectionRenderer:
     # ---- slides ---------------------------------------------------------------------
 
     def slides(self) -> list[RenderedSlide]:
+        """The section's slides, numbered from 1, formulas still placeholders."""
         out = []
         for k, slide in enumerate(self.section.slides):
-            self.number = self.first_number + k
+            self.number = k + 1
             out.append(self.slide(slide))
         return out
 
@@ -331,6 +409,103 @@ class _SectionRenderer:
             notes="\n".join(notes),
         )
 
+    def typeset(self, slides: list[RenderedSlide], katex: KaTeX | None) -> SectionRender:
+        """Replace the formula placeholders by KaTeX's HTML; a formula KaTeX rejects is an
+        error at its line."""
+        rendered = []
+        for formula in self.formulas:
+            assert katex is not None, "formulas need KaTeX"
+            markup = katex.html(formula.tex, formula.display)
+            if markup is None:
+                problem = katex.error(formula.tex, formula.display) or "not rendered"
+                self.diagnostics.append(Diagnostic(formula.loc, "math", f"KaTeX: {problem}"))
+                markup = html.escape(formula.tex)
+            rendered.append(markup)
+
+        def sub(text: str) -> str:
+            return MATH_TOKEN.sub(lambda m: rendered[int(m.group(1))], text)
+
+        done = tuple(
+            replace(
+                s,
+                title=sub(s.title) if s.title is not None else None,
+                body=sub(s.body),
+                notes=sub(s.notes),
+            )
+            for s in slides
+        )
+        return SectionRender(done, self.records, tuple(self.figure_files))
+
+
+def figure_collisions(lesson: Lesson, results: dict[str, SectionResult]) -> list[Diagnostic]:
+    """Figure files are published side by side in `figures/<lesson>/`: two cells that make one
+    file name (a label equal to a generated `<section>-<n>` name, or to `<label>-2` of a cell
+    with several figures) would show one picture twice. An error at the later cell. Names are
+    compared regardless of case, as on macOS and Windows."""
+    made: dict[str, Loc] = {}
+    problems = []
+    for section in lesson.sections:
+        cells = section.cells()
+        for cell, cell_result in zip(cells, results[section.name].cells, strict=True):
+            for figure in cell_result.figures:
+                first = made.setdefault(figure.file.lower(), cell.loc)
+                if first is not cell.loc:
+                    message = (
+                        f"figure file `{figure.file}` is also made by the cell at {first}: "
+                        "give this cell another `#| label:`"
+                    )
+                    problems.append(Diagnostic(cell.loc, "figure", message))
+                    break
+    return problems
+
+
+def render_engine_key() -> str:
+    """Everything besides a section's text and results that its rendered HTML depends on."""
+    h = hashlib.sha256(katex_fingerprint().encode())
+    for path in [*(ENGINE / name for name in RENDER_FILES), *sorted(TEMPLATES.glob("*.j2"))]:
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for dist in RENDER_DISTRIBUTIONS:
+        try:
+            h.update(f"{dist}={metadata.version(dist)};".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{dist}=-;".encode())
+    return h.hexdigest()
+
+
+class RenderStore:
+    """`<folder>/<section>.json`: a section's last rendered slides and the key they were
+    rendered for. An entry that cannot be read is rendered again, never trusted."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.engine = render_engine_key()
+
+    def key(self, section: Section, result: SectionResult) -> str:
+        h = hashlib.sha256(self.engine.encode())
+        h.update(repr(section).encode())  # every text, option and line the slides show
+        h.update(json.dumps(result.to_json(), sort_keys=True, ensure_ascii=False).encode())
+        return h.hexdigest()
+
+    def load(self, section: Section, key: str) -> SectionRender | None:
+        try:
+            data = json.loads((self.folder / f"{section.name}.json").read_text("utf-8"))
+            if data["key"] != key:
+                return None
+            return SectionRender.from_json(data["render"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def save(self, section: Section, key: str, render: SectionRender) -> None:
+        data = json.dumps({"key": key, "render": render.to_json()}, ensure_ascii=False)
+        write_atomic(self.folder / f"{section.name}.json", data.encode("utf-8"))
+
+    def prune(self, lesson: Lesson) -> None:
+        names = {f"{s.name}.json" for s in lesson.sections}
+        if self.folder.is_dir():
+            for path in self.folder.glob("*.json"):
+                if path.name not in names:
+                    path.unlink(missing_ok=True)
+
 
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(
@@ -342,11 +517,46 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def render_lesson(lesson: Lesson, results: dict[str, SectionResult], katex: KaTeX) -> RenderedDeck:
+def render_lesson(
+    lesson: Lesson, results: dict[str, SectionResult], cache: Path | None = None
+) -> RenderedDeck:
+    """The deck page, its values record and its figures. With `cache` (the build's cache
+    folder), formulas and sections rendered before are taken from there."""
     env = _environment()
     quiz_template = env.get_template("quiz.html.j2")
+    store = RenderStore(cache / lesson.name / "render") if cache is not None else None
+    diagnostics = figure_collisions(lesson, results)
+    parts: dict[str, SectionRender] = {}
+    pending: list[tuple[Section, _SectionRenderer, list[RenderedSlide], str]] = []
+    md = None
+    for section in lesson.sections:
+        result = results[section.name]
+        key = store.key(section, result) if store else ""
+        cached = store.load(section, key) if store else None
+        if cached is not None:
+            parts[section.name] = cached
+            continue
+        md = md or new_markdown()
+        renderer = _SectionRenderer(section, result, md, quiz_template)
+        pending.append((section, renderer, renderer.slides(), key))
+    formulas = {(f.tex, f.display) for _, r, _, _ in pending for f in r.formulas}
+    katex = KaTeX(cache / "katex.json" if cache is not None else None) if formulas else None
+    if katex is not None:
+        katex.prepare(formulas)
+    for section, renderer, slides, key in pending:
+        part = renderer.typeset(slides, katex)
+        diagnostics.extend(renderer.diagnostics)
+        if not renderer.diagnostics:
+            parts[section.name] = part
+            if store:
+                store.save(section, key, part)
+    if diagnostics:
+        order = {s.rel: k for k, s in enumerate(lesson.sections)}
+        diagnostics.sort(key=lambda d: (order.get(d.loc.path, -1), d.loc.line))
+        raise DeckError(diagnostics)
+    if store:
+        store.prune(lesson)
     slides: list[RenderedSlide] = []
-    diagnostics: list[Diagnostic] = []
     records: dict[str, list[dict[str, Any]]] = {
         "values": [],
         "figures": [],
@@ -355,16 +565,12 @@ def render_lesson(lesson: Lesson, results: dict[str, SectionResult], katex: KaTe
     }
     figures: list[Path] = []
     for section in lesson.sections:
-        renderer = _SectionRenderer(
-            section, results[section.name], katex, len(slides) + 1, quiz_template
-        )
-        slides.extend(renderer.slides())
-        diagnostics.extend(renderer.diagnostics)
-        for kind, items in renderer.records.items():
-            records[kind].extend(items)
-        figures.extend(renderer.figure_files)
-    if diagnostics:
-        raise DeckError(diagnostics)
+        part = parts[section.name]
+        numbered, part_records = part.numbered_from(len(slides) + 1)
+        slides.extend(numbered)
+        for kind, items in part_records.items():
+            records.setdefault(kind, []).extend(items)
+        figures.extend(Path(results[section.name].figure_dir) / f for f in part.figures)
     page = env.get_template("deck.html.j2").render(
         lesson=lesson, meta=lesson.meta, slides=slides, data_attr=_data_attrs
     )
@@ -374,7 +580,8 @@ def render_lesson(lesson: Lesson, results: dict[str, SectionResult], katex: KaTe
         "slides": len(slides),
         **records,
     }
-    return RenderedDeck(page, tuple(slides), values, tuple(figures))
+    rendered = tuple(section.name for section, *_ in pending)
+    return RenderedDeck(page, tuple(slides), values, tuple(figures), rendered)
 
 
 def _data_attrs(attrs: dict[str, str]) -> dict[str, str]:

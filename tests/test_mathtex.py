@@ -1,16 +1,27 @@
-"""Finding formulas in prose, and KaTeX rendering at build time."""
+"""Finding formulas in prose, and KaTeX rendering at build time with its cache."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
-from deck.mathtex import KaTeX, extract, math_placeholder
+import pytest
+
+from deck import mathtex
+from deck.mathtex import KaTeX, extract, katex_fingerprint, math_placeholder
 
 
 def test_inline_and_display_math_are_extracted_with_line_offsets():
     text, found = extract("a $x^2$ b\n\n$$\n\\frac{1}{2}\n$$\nc")
     assert found == [("x^2", False, 0), ("\\frac{1}{2}", True, 2)]
     assert text == f"a {math_placeholder(0)} b\n\n{math_placeholder(1)}\nc"
+
+
+def test_placeholders_are_numbered_from_the_given_start():
+    text, found = extract("$a$ and $b$", first=7)
+    assert text == f"{math_placeholder(7)} and {math_placeholder(8)}"
+    assert [tex for tex, _, _ in found] == ["a", "b"]
 
 
 def test_dollars_in_code_prices_and_escapes_are_not_math():
@@ -26,3 +37,63 @@ def test_katex_renders_once_and_remembers(tmp_path: Path):
     assert katex.html("\\frac{", True) is None and "KaTeX" in katex.error("\\frac{", True)
     again = KaTeX(cache)
     assert again.html("x^2", False) == katex.html("x^2", False)
+
+
+def cache_with(path: Path, fingerprint: str, html: str) -> Path:
+    path.write_text(json.dumps({"katex": fingerprint, "html": {"I|x^2": html}}), "utf-8")
+    return path
+
+
+def test_the_cache_is_used_only_for_the_katex_and_script_it_was_made_with(tmp_path: Path):
+    current = cache_with(tmp_path / "current.json", katex_fingerprint(), "REMEMBERED")
+    assert KaTeX(current).html("x^2", False) == "REMEMBERED"
+    older = cache_with(tmp_path / "older.json", "katex 0.16.0; script 0", "STALE")
+    katex = KaTeX(older)
+    assert katex.html("x^2", False) is None
+    katex.prepare({("x^2", False)})
+    assert 'class="katex"' in katex.html("x^2", False)
+    assert json.loads(older.read_text("utf-8"))["katex"] == katex_fingerprint()
+
+
+def test_the_fingerprint_follows_the_katex_version_and_the_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    before = katex_fingerprint()
+    assert "katex 0.19.1" in before  # the version pinned in package.json
+    package = tmp_path / "katex"
+    package.mkdir()
+    info = json.loads((mathtex.KATEX / "package.json").read_text("utf-8"))
+    (package / "package.json").write_text(json.dumps({**info, "version": "0.20.0"}), "utf-8")
+    monkeypatch.setattr(mathtex, "KATEX", package)
+    upgraded = katex_fingerprint()
+    assert upgraded != before and "katex 0.20.0" in upgraded
+    monkeypatch.undo()
+    script = tmp_path / "katex_render.cjs"
+    shutil.copyfile(mathtex.SCRIPT, script)
+    with script.open("a") as f:
+        f.write("// changed\n")
+    monkeypatch.setattr(mathtex, "SCRIPT", script)
+    assert katex_fingerprint() != before
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"{not json", b"[]", b"\xff\xfe", b'{"katex": "%s", "html": []}', b'{"katex": "%s"}'],
+    ids=["not json", "a list", "not utf-8", "html a list", "no html"],
+)
+def test_a_damaged_cache_is_ignored_and_rewritten(tmp_path: Path, damage: bytes):
+    cache = tmp_path / "katex.json"
+    cache.write_bytes(damage.replace(b"%s", katex_fingerprint().encode()))
+    katex = KaTeX(cache)
+    katex.prepare({("x^2", False)})
+    assert 'class="katex"' in katex.html("x^2", False)
+    assert KaTeX(cache).html("x^2", False) == katex.html("x^2", False)
+
+
+def test_entries_of_the_wrong_type_are_dropped(tmp_path: Path):
+    cache = tmp_path / "katex.json"
+    data = {"katex": katex_fingerprint(), "html": {"I|x^2": 5, "I|y": "<span>y</span>"}}
+    cache.write_text(json.dumps(data), "utf-8")
+    katex = KaTeX(cache)
+    assert katex.html("x^2", False) is None
+    assert katex.html("y", False) == "<span>y</span>"

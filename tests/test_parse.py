@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from catalogue import assert_failed_cleanly, write_lesson
 from deck.errors import DeckError
 from deck.load import load_lesson
 from deck.model import Cell, Code, Columns, Div, Notes, Pause, Prose, Quiz, placeholder
 from deck.parse import parse_section
+from fixture_build import run_build
 
 
 def parse(text: str):
@@ -149,10 +152,10 @@ def test_quiz_with_marked_answer_and_explanation():
     assert problems == []
     quiz = section.slides[0].blocks[0]
     assert isinstance(quiz, Quiz)
-    assert quiz.question == "Why?"
+    assert quiz.question.strip() == "Why?"
     assert [c.correct for c in quiz.choices] == [False, True, False]
     assert [c.loc.line for c in quiz.choices] == [6, 7, 8]
-    assert quiz.explanation == "Because."
+    assert quiz.explanation.strip() == "Because."
 
 
 def test_quiz_answer_by_expression():
@@ -174,11 +177,63 @@ def test_bad_quizzes_are_reported(body: str):
     assert [(p.loc.line, p.code) for p in problems] == [(3, "quiz")]
 
 
-def test_front_matter_is_read():
-    section, problems = parse("---\ntitle: Intro\n---\n\n## A\n")
+def text_line(text: str, loc_line: int, needle: str) -> int:
+    """The file line of `needle` in a block's text, by the rule that the text's line k is the
+    file's line `loc.line + k`."""
+    (k,) = [k for k, line in enumerate(text.split("\n")) if needle in line]
+    return loc_line + k
+
+
+def test_texts_of_notes_and_quizzes_keep_their_file_lines():
+    text = (
+        "## A\n\n::: notes\n\nfirst $a$\n\n\n```python\nx = 1\n```\n\nthird $b$\n:::\n\n"
+        "::: quiz\nWhy\n$q$?\n\n- [ ] one\n  more $c$\n- [x] two\n\n::: explain\n\n"
+        "because $d$\n:::\n:::\n"
+    )
+    section, problems = parse(text)
     assert problems == []
-    assert section.meta == {"title": "Intro"}
-    assert section.slides[0].loc.line == 5
+    lines = text.split("\n")
+    notes, quiz = section.slides[0].blocks
+    choice = quiz.choices[0]
+    for needle, part, loc in [
+        ("$a$", notes.text, notes.loc),
+        ("$b$", notes.text, notes.loc),
+        ("$q$", quiz.question, quiz.loc),
+        ("$c$", choice.text, choice.loc),
+        ("$d$", quiz.explanation, quiz.loc),
+    ]:
+        assert needle in lines[text_line(part, loc.line, needle) - 1], needle
+
+
+def test_a_choice_continued_after_a_blank_line_is_reported():
+    _, problems = parse("## Q\n\n::: quiz\nWhy?\n\n- [ ] a\n\n  more\n- [x] b\n:::\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(8, "quiz")]
+
+
+def test_a_file_starting_with_a_rule_keeps_its_first_slide():
+    section, problems = parse("---\n\nfirst slide\n\n---\n\nsecond\n")
+    assert problems == []
+    assert [s.blocks[0].text for s in section.slides] == ["first slide", "second"]
+    assert [s.loc.line for s in section.slides] == [1, 5]
+
+
+def test_front_matter_is_shown_as_a_slide_with_a_warning():
+    section, problems = parse("---\ntitle: Intro\n---\n\n## A\n")
+    assert [(p.loc.line, p.severity) for p in problems] == [(1, "warning")]
+    assert "front matter" in problems[0].message
+    assert section.slides[0].blocks[0].text == "title: Intro\n---"
+    assert section.slides[1].loc.line == 5
+
+
+def test_an_option_given_twice_is_reported_at_the_second():
+    _, problems = parse("## A\n\n```{python}\n#| echo: true\n#| echo: false\nx = 1\n```\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(5, "option")]
+
+
+@pytest.mark.parametrize("value", ["2020-13-01", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["])
+def test_option_values_yaml_cannot_read_are_reported(value: str):
+    _, problems = parse(f"## A\n\n```{{python}}\n#| label: {value}\nx = 1\n```\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(4, "option")]
 
 
 def test_missing_lesson_yml_is_an_error(tmp_path: Path):
@@ -222,3 +277,79 @@ def test_inline_expressions_in_figure_caption_and_alt():
     cell = section.slides[0].blocks[0]
     assert cell.options["fig-cap"] == f"n = {placeholder(0)}"
     assert [(e.expr, e.loc.line) for e in section.inlines] == [("n", 4), ("m", 5)]
+
+
+@pytest.mark.parametrize("label", ["x\n", "x/y", "../x", "图", "-x", "a" * 101, "x.svg", ""])
+def test_labels_that_are_not_safe_file_names_are_reported(label: str):
+    _, problems = parse(f"## A\n\n```{{python}}\n#| label: {json.dumps(label)}\nx = 1\n```\n")
+    assert [(p.loc.line, p.code) for p in problems] == [(4, "option")]
+
+
+@pytest.mark.parametrize("label", ["fig-1", "A_b", "0x", "a" * 100])
+def test_safe_labels_are_accepted(label: str):
+    _, problems = parse(f"## A\n\n```{{python}}\n#| label: {label}\nx = 1\n```\n")
+    assert problems == []
+
+
+def test_a_file_with_a_byte_order_mark_and_crlf_lines_reads_like_plain_utf8(tmp_path: Path):
+    (tmp_path / "lesson.yml").write_bytes(b"\xef\xbb\xbftitle: T\r\n")
+    (tmp_path / "01-a.md").write_bytes(b"\xef\xbb\xbf## A\r\n\r\ntext\r\n\r\n## B\r\n")
+    lesson = load_lesson(tmp_path)
+    assert lesson.meta == {"title": "T"}
+    slides = lesson.sections[0].slides
+    assert [(s.title, s.loc.line) for s in slides] == [("A", 1), ("B", 5)]
+    assert slides[0].blocks[0].text == "text"
+
+
+# ---- through the command line -------------------------------------------------------------
+
+
+def test_cli_a_section_file_starting_with_a_rule_keeps_its_first_slide(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": "---\n\n第一页\n\n---\n\n第二页\n"})
+    proc = run_build(tmp_path, "cat", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "dist/cat/index.html").read_text("utf-8")
+    assert "第一页" in html and "第二页" in html
+    assert json.loads((tmp_path / "dist/cat/values.json").read_text("utf-8"))["slides"] == 2
+    assert "warning" not in proc.stderr
+
+
+def test_cli_front_matter_in_a_section_is_shown_with_a_warning(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": "---\ntitle: 引言\n---\n\n## A\n"})
+    proc = run_build(tmp_path, "cat", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    assert "content/cat/01-a.md:1: warning [parse] lines 1-3 look like YAML front matter" in (
+        proc.stderr
+    )
+    assert "title: 引言" in (tmp_path / "dist/cat/index.html").read_text("utf-8")
+
+
+def test_cli_a_section_file_that_is_not_utf8_is_reported_at_the_bad_line(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": "## A\n\nok\n"})
+    assert run_build(tmp_path, "cat", "--no-pdf").returncode == 0
+    write_lesson(tmp_path, {"01-a.md": "## A\n\n中文\n注意力".encode("gbk") + b"\n"})
+    assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/01-a.md:3", says="UTF-8")
+
+
+def test_cli_a_lesson_yml_that_is_not_utf8_is_reported_at_the_bad_line(tmp_path: Path):
+    lesson_yml = "lang: zh-CN\ntitle: 标题\n".encode("gbk")
+    write_lesson(tmp_path, {"lesson.yml": lesson_yml, "01-a.md": "## A\n"})
+    assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/lesson.yml:2", says="UTF-8")
+
+
+def test_cli_markdown_files_the_loader_ignores_get_a_note(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": "## A\n", "notes.md": "草稿\n", "1a.md": "x\n"})
+    proc = run_build(tmp_path, "cat", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stderr.splitlines() if "is not read" in line]
+    assert notes == [
+        "content/cat/1a.md:1: warning [lesson] 1a.md is not read: section files are named "
+        "NN-name.md",
+        "content/cat/notes.md:1: warning [lesson] notes.md is not read: section files are named "
+        "NN-name.md",
+    ]
+
+
+def test_cli_a_label_with_a_newline_is_an_error_at_its_line(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": '## A\n\n```{python}\n#| label: "x\\n"\nx = 1\n```\n'})
+    assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/01-a.md:4", says="label")
