@@ -9,7 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from deck.errors import DeckError
-from deck.pipeline import Options, build
+from deck.options import Options
+from deck.progress import ProgressDisplay
+from deck.publish import LockTimeout
+from deck.runner import UsageError, build, check_names
+
+# True whenever a build stops early: publishing is all-or-nothing (see deck.publish).
+KEPT = "dist/ and figures/ left as they were"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -53,15 +59,18 @@ def main(argv: list[str] | None = None) -> int:
     names = args.lessons or sorted(
         d.name for d in args.content.iterdir() if d.is_dir() and not d.name.startswith((".", "_"))
     )
+    try:
+        check_names(names)
+    except UsageError as exc:
+        p.error(str(exc))
     missing = [n for n in names if not (args.content / n).is_dir()]
     if missing:
         p.error(f"no lesson folder {', '.join(str(args.content / n) for n in missing)}")
     if not names:
         p.error(f"no lessons in {args.content}")
 
-    def log(message: str) -> None:
-        if not args.quiet:
-            print(message, file=sys.stderr, flush=True)
+    display = ProgressDisplay(sys.stderr, quiet=args.quiet)
+    log = display.log
 
     options = Options(
         content=args.content,
@@ -88,19 +97,27 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     try:
-        build(names, options, log)
+        with display:
+            build(names, options, log, display)
+    except UsageError as exc:
+        print(f"build.py: error: {exc}", file=sys.stderr)
+        return 2
     except DeckError as exc:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
         n = len(exc.diagnostics)
-        print(
-            f"build failed: {n} error{'s' if n != 1 else ''}; dist/ left as it was", file=sys.stderr
-        )
+        print(f"build failed: {n} error{'s' if n != 1 else ''}; {KEPT}", file=sys.stderr)
         return 1
+    except LockTimeout as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"interrupted; {KEPT}", file=sys.stderr)
+        return 130
     except Exception as exc:  # a broken install or browser, not an author's mistake
         if args.verbose:
             raise
         print(f"error: {type(exc).__name__}: {exc} (-v shows the traceback)", file=sys.stderr)
-        print("build failed; dist/ left as it was", file=sys.stderr)
+        print(f"build failed; {KEPT}", file=sys.stderr)
         return 1
     return 0

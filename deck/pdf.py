@@ -29,7 +29,7 @@ SETTLED = """async () => {
 # printed page's section and the furthest right/bottom edge of anything visible in it.
 OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((section, i) => {
   const box = section.getBoundingClientRect();
-  let right = box.left, bottom = box.top;
+  let right = box.left, bottom = box.top, colOver = 0;
   for (const el of section.querySelectorAll('*')) {
     // KaTeX draws some glyphs as wide SVGs clipped by their box: measure a formula by its
     // top-level pieces (.katex-base, or .base in older KaTeX) only.
@@ -37,6 +37,12 @@ OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((s
     if (el.closest('.katex') && !el.matches('.base, .katex-base')) continue;
     const r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;
+    // Content running out of its column into the neighbouring one.
+    const column = el.parentElement && el.parentElement.closest('.column');
+    if (column && column.closest('section') === section) {
+      const c = column.getBoundingClientRect();
+      colOver = Math.max(colOver, Math.round(r.right - (c.right + 4)));
+    }
     right = Math.max(right, r.right);
     bottom = Math.max(bottom, r.bottom);
     // Content cut off inside a scrolling or clipping box (a wide formula, a long code line).
@@ -52,8 +58,8 @@ OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((s
   const padRight = parseFloat(getComputedStyle(section).paddingRight) || 0;
   return {slide: i + 1, source: section.dataset.source || '',
           dx: Math.round(right - (box.left + 1280 - padRight + 8)),
-          dy: Math.round(bottom - (box.top + 720 - 16))};
-}).filter(o => o.dx > 0 || o.dy > 0)"""
+          dy: Math.round(bottom - (box.top + 720 - 16)), column: colOver};
+}).filter(o => o.dx > 0 || o.dy > 0 || o.column > 0)"""
 FOOTER = (
     '<div style="width:100%;font-size:9px;color:#666;text-align:center;'
     'font-family:Noto Sans CJK SC,sans-serif"><span class="title"></span> · '
@@ -77,9 +83,12 @@ class Overflow:
     source: str  # file:line of the slide
     dx: int  # pixels past the right edge (≤ 0: fits)
     dy: int  # pixels past the bottom edge
+    column: int = 0  # pixels some content runs out of its column into the next one
 
     def __str__(self) -> str:
         past = [f"{d} px {side}" for d, side in ((self.dx, "right"), (self.dy, "down")) if d > 0]
+        if self.column > 0:
+            past.append(f"{self.column} px out of its column")
         return f"{self.source}: warning [overflow] slide {self.slide} overflows {', '.join(past)}"
 
 
@@ -103,40 +112,70 @@ def measure_overflow(browser, index_html: Path, slide_count: int) -> list[Overfl
         page.close()
 
 
-def print_pdfs(
-    index_html: Path, slides_pdf: Path, handout_pdf: Path, slide_count: int
-) -> list[Overflow]:
-    """One browser session prints both PDFs from `index.html?print-pdf`; returns the slides
-    that overflow their page."""
-    from playwright.sync_api import sync_playwright
+@dataclass(frozen=True)
+class PrintJob:
+    """One PDF to print: `handout` names the layout `window.deckHandout(kind)` makes of the
+    slide pages ("" prints the slides as they are)."""
 
-    with sync_playwright() as p:
-        browser = launch(p)
+    path: Path
+    handout: str = ""
+
+
+SLIDES_PDF = {
+    "width": "1280px",
+    "height": "720px",
+    "margin": {"top": "0", "right": "0", "bottom": "0", "left": "0"},
+}
+HANDOUT_PDF = {
+    "format": "A4",
+    "margin": {"top": "14mm", "right": "15mm", "bottom": "16mm", "left": "15mm"},
+    "display_header_footer": True,
+    "header_template": "<span></span>",
+    "footer_template": FOOTER,
+}
+
+
+def print_pdfs(index_html: Path, jobs: list[PrintJob], slide_count: int) -> list[Overflow]:
+    """Print every job from `index.html?print-pdf` in one browser, each in its own page, all
+    at once (Chromium lays out and prints each page in its own renderer process, so two
+    cores print two PDFs side by side). Returns the slides that overflow their page."""
+    import asyncio
+
+    return asyncio.run(_print_all(index_html, jobs, slide_count))
+
+
+async def _print_all(index_html: Path, jobs: list[PrintJob], slide_count: int) -> list[Overflow]:
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    url = index_html.resolve().as_uri() + "?print-pdf"
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
-            page = open_print_layout(browser, index_html, slide_count)
-            overflows = [Overflow(**o) for o in page.evaluate(OVERFLOW)]
-            page.pdf(
-                path=str(slides_pdf),
-                width="1280px",
-                height="720px",
-                print_background=True,
-                margin={"top": "0", "right": "0", "bottom": "0", "left": "0"},
-                tagged=True,
-                outline=True,
-            )
-            page.evaluate("window.deckHandout()")
-            page.evaluate(SETTLED)
-            page.pdf(
-                path=str(handout_pdf),
-                format="A4",
-                print_background=True,
-                margin={"top": "14mm", "right": "15mm", "bottom": "16mm", "left": "15mm"},
-                display_header_footer=True,
-                header_template="<span></span>",
-                footer_template=FOOTER,
-                tagged=True,
-                outline=True,
-            )
+
+            async def one(job: PrintJob) -> list[Overflow]:
+                page = await browser.new_page(viewport={"width": 1280, "height": 720})
+                await page.goto(url, wait_until="load")
+                await page.wait_for_function(READY, timeout=120_000)
+                pages = await page.evaluate(SETTLED)
+                if pages != slide_count:
+                    raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
+                overflows = []
+                if job.handout:
+                    await page.evaluate("kind => window.deckHandout(kind)", job.handout)
+                    await page.evaluate(SETTLED)
+                    layout = HANDOUT_PDF
+                else:
+                    overflows = [Overflow(**o) for o in await page.evaluate(OVERFLOW)]
+                    layout = SLIDES_PDF
+                await page.pdf(
+                    path=str(job.path), print_background=True, tagged=True, outline=True, **layout
+                )
+                await page.close()
+                return overflows
+
+            found = await asyncio.gather(*(one(job) for job in jobs))
         finally:
-            browser.close()
-    return overflows
+            await browser.close()
+    return [o for overflows in found for o in overflows]

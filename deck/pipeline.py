@@ -12,7 +12,6 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from deck.assets import copy_assets
@@ -21,50 +20,35 @@ from deck.errors import DeckError, Diagnostic
 from deck.execute import Job, run_sections
 from deck.load import load_lesson
 from deck.model import Lesson, SectionResult
+from deck.options import PDFS, Options, Report
+from deck.progress import ProgressDisplay
+from deck.publish import Target, new_build_id, publish
 from deck.render import RenderedDeck, render_lesson
 
-STAMP = ".build-stamp"
-
-
-@dataclass(frozen=True)
-class Options:
-    content: Path = Path("content")
-    out: Path = Path("dist")
-    figures: Path = Path("figures")
-    cache: Path = Path(".cache")
-    pdf: bool = True
-    force: bool = False
-    jobs: int = 2
-    verbose: bool = False
-
-
-@dataclass
-class Report:
-    lessons: list[str] = field(default_factory=list)
-    ran: int = 0
-    cached: int = 0
-    printed: bool = False
-
-
 Log = Callable[[str], None]
+PDF_RECORD = ".build-stamp"  # in dist/<lesson>: the deck hash the PDFs were printed from
 
 
-def build(names: list[str], options: Options, log: Log) -> Report:
-    report = Report()
-    for name in names:
-        build_lesson(options.content / name, options, log, report)
-    return report
+def build(names: list[str], options: Options, log: Log, progress: object = None) -> Report:
+    from deck.runner import build as run
+
+    return run(names, options, log, progress)
 
 
-def build_lesson(folder: Path, options: Options, log: Log, report: Report) -> None:
+def build_lesson(
+    folder: Path, options: Options, log: Log, report: Report, progress: object = None
+) -> None:
     t0 = time.perf_counter()
     lesson = load_lesson(folder)
     for warning in lesson.warnings:
         log(str(warning))
+        report.warnings.append(str(warning))
     check_labels(lesson)
     results = execute(lesson, options, log, report)
+    t1 = time.perf_counter()
     deck = render_lesson(lesson, results, options.cache)
-    write(lesson, deck, options, log, report)
+    report.seconds["render"] = time.perf_counter() - t1
+    write(lesson, deck, options, log, report, progress)
     report.lessons.append(lesson.name)
     log(f"{lesson.name}: {len(deck.slides)} slides built in {time.perf_counter() - t0:.1f} s")
 
@@ -99,7 +83,7 @@ def execute(lesson: Lesson, options: Options, log: Log, report: Report) -> dict[
         cached = None if options.force else store.load(section, key)
         if cached is not None:
             results[section.name] = cached
-            report.cached += 1
+            report.reused.append(section.name)
             log(f"  cached  {section.rel}  (ran in {cached.seconds:.1f} s when computed)")
         else:
             jobs.append(Job(section, key, store.figure_dir(key)))
@@ -118,7 +102,7 @@ def execute(lesson: Lesson, options: Options, log: Log, report: Report) -> dict[
         assert isinstance(result, SectionResult)
         store.save(job.section, result)
         results[job.section.name] = result
-        report.ran += 1
+        report.executed.append(job.section.name)
     store.prune({r.key for r in results.values()})
     return results
 
@@ -131,84 +115,108 @@ def tree_hash(folder: Path) -> str:
     return h.hexdigest()
 
 
-def write(lesson: Lesson, deck: RenderedDeck, options: Options, log: Log, report: Report) -> None:
-    out = options.out / lesson.name
-    figures_out = options.figures / lesson.name
-    staging = options.out / f".staging-{lesson.name}"
-    figures_staging = options.figures / f".staging-{lesson.name}"
-    for folder in (staging, figures_staging):
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
+def write(
+    lesson: Lesson,
+    deck: RenderedDeck,
+    options: Options,
+    log: Log,
+    report: Report,
+    progress: object = None,
+) -> None:
+    """Stage dist/<lesson> and figures/<lesson> completely, then publish both at once."""
+    t0 = time.perf_counter()
+    build_id = new_build_id()
+    out = Target(options.out / lesson.name, build_id)
+    figures = Target(options.figures / lesson.name, build_id)
     try:
+        for target in (out, figures):
+            target.staging.mkdir(parents=True)
+        staging = out.staging
         copy_assets(staging / "assets")
         (staging / "figures").mkdir()
         for figure in deck.figures:
             shutil.copyfile(figure, staging / "figures" / figure.name)
-            shutil.copyfile(figure, figures_staging / figure.name)
+            shutil.copyfile(figure, figures.staging / figure.name)
         (staging / "index.html").write_text(deck.html, "utf-8")
         stamp = tree_hash(staging)
         values = json.dumps(deck.values, ensure_ascii=False, indent=1)
         (staging / "values.json").write_text(values + "\n", "utf-8")
-        warnings = (
-            write_pdfs(out, staging, stamp, len(deck.slides), log, report) if options.pdf else []
+        report.seconds["write"] = time.perf_counter() - t0
+        warnings, pdfs = write_pdfs(
+            out.path, staging, stamp, len(deck.slides), options, log, report
         )
-        record = {"hash": stamp, "pdf": options.pdf, "warnings": warnings}
-        (staging / STAMP).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
-        swap(staging, out)
-        swap(figures_staging, figures_out)
+        record = {"hash": stamp, "pdfs": pdfs, "warnings": warnings}
+        (staging / PDF_RECORD).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
+        publish([out, figures])
+        report.published = True
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.rmtree(figures_staging, ignore_errors=True)
-    log(
-        f"  wrote   {out}/index.html, values.json"
-        + (", slides.pdf, handout.pdf" if options.pdf else "")
-    )
+        for target in (out, figures):
+            shutil.rmtree(target.staging, ignore_errors=True)
+    log(f"  wrote   {out.path}/index.html, values.json" + "".join(f", {p}" for p in pdfs))
 
 
 def previous_build(out: Path) -> dict:
     try:
-        return json.loads((out / STAMP).read_text("utf-8"))
+        record = json.loads((out / PDF_RECORD).read_text("utf-8"))
+        return record if isinstance(record, dict) else {}
     except (OSError, ValueError):
         return {}
 
 
 def write_pdfs(
-    out: Path, staging: Path, stamp: str, slides: int, log: Log, report: Report
-) -> list[str]:
-    """Print both PDFs, or keep the previous ones when the deck is byte-for-byte the same.
+    out: Path,
+    staging: Path,
+    stamp: str,
+    slides: int,
+    options: Options,
+    log: Log,
+    report: Report,
+    progress: object = None,
+) -> tuple[list[str], list[str]]:
+    """Print the PDFs, or keep the previous ones when the deck is byte-for-byte the same.
 
-    Returns the layout warnings (slides that overflow), which are kept with the build so an
-    unchanged rebuild repeats them without opening a browser.
+    Returns the layout warnings (slides that overflow), kept with the build so that an
+    unchanged rebuild repeats them without opening a browser, and the PDFs now in `staging`.
+    Without PDFs (`--no-pdf`), PDFs printed from another deck are dropped, never kept as if
+    they showed this one.
     """
     previous = previous_build(out)
-    names = ("slides.pdf", "handout.pdf")
-    if previous.get("hash") == stamp and previous.get("pdf"):
-        if all((out / n).is_file() for n in names):
-            for n in names:
-                shutil.copyfile(out / n, staging / n)
-            warnings = list(previous.get("warnings", []))
-            for warning in warnings:
-                log(warning)
-            log("  kept    slides.pdf, handout.pdf (deck unchanged)")
-            return warnings
-    from deck.pdf import print_pdfs
+    names = list(PDFS)
+    same_deck = previous.get("hash") == stamp
+    kept = [n for n in previous.get("pdfs", []) if n in PDFS and (out / n).is_file()]
+    if same_deck and (kept == names or (not options.pdf and kept)):
+        for n in kept:
+            shutil.copyfile(out / n, staging / n)
+        warnings = [w for w in previous.get("warnings", []) if isinstance(w, str)]
+        for warning in warnings:
+            log(warning)
+        report.warnings.extend(warnings)
+        log(f"  kept    {', '.join(kept)} (deck unchanged)")
+        return warnings, kept
+    if not options.pdf:
+        stale = [n for n in names if (out / n).exists()]
+        if stale:
+            log(
+                f"  removed {', '.join(stale)}: printed from an earlier deck "
+                "(build without --no-pdf to print them again)"
+            )
+        return [], []
+    from deck.pdf import PrintJob, print_pdfs
 
     t0 = time.perf_counter()
-    overflows = print_pdfs(staging / "index.html", staging / names[0], staging / names[1], slides)
+    jobs = [PrintJob(staging / name, kind) for name, kind in PDFS.items()]
+    if isinstance(progress, ProgressDisplay):
+        progress.start("pdf", f"printing {', '.join(names)}")
+    try:
+        overflows = print_pdfs(staging / "index.html", jobs, slides)
+    finally:
+        if isinstance(progress, ProgressDisplay):
+            progress.stop("pdf")
     warnings = [str(overflow) for overflow in overflows]
     for warning in warnings:
         log(warning)
-    report.printed = True
-    log(f"  printed slides.pdf, handout.pdf ({time.perf_counter() - t0:.1f} s)")
-    return warnings
-
-
-def swap(staging: Path, target: Path) -> None:
-    """Replace `target` by `staging` with renames, so readers never see a half-written folder."""
-    old = target.with_name(f".old-{target.name}")
-    shutil.rmtree(old, ignore_errors=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        target.rename(old)
-    staging.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+    report.warnings.extend(warnings)
+    report.printed.extend(names)
+    report.seconds["pdf"] = time.perf_counter() - t0
+    log(f"  printed {', '.join(names)} ({time.perf_counter() - t0:.1f} s)")
+    return warnings, names

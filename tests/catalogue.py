@@ -51,11 +51,7 @@ def stray(root: Path) -> list[str]:
     for top in ("dist", "figures"):
         folder = root / top
         if folder.is_dir():
-            found += [
-                p.name
-                for p in folder.iterdir()
-                if p.name.startswith(".") and not p.name.endswith(".lock")
-            ]
+            found += [p.name for p in folder.iterdir() if p.name.startswith(".")]
     return found
 
 

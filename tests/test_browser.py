@@ -161,8 +161,8 @@ def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
     assert warnings[0].endswith("down")
     assert warnings[1].startswith("content/long/01-a.md:48: warning [overflow] slide 3 overflows")
     assert warnings[1].endswith("right")
-    again = run_build(tmp_path, "long")  # nothing changed: PDFs kept, the warning repeated
-    assert "kept" in again.stderr and warnings[0] in again.stderr.splitlines()
+    again = run_build(tmp_path, "long")  # nothing changed: up to date, the warning repeated
+    assert "up to date" in again.stderr and warnings[0] in again.stderr.splitlines()
     from deck.pdf import measure_overflow
 
     found, _ = measure_overflow(browser, tmp_path / "dist/long/index.html", 3)

@@ -1,0 +1,126 @@
+"""The manifest of a lesson's last good build: what went in and what came out, by hash.
+
+A build whose inputs (lesson files, engine, assets, installed packages, options, cache
+entries) and outputs (every published file) hash as recorded has nothing to do: it returns
+without loading the renderer, let alone torch. Files are hashed by content; a file whose
+size and modification time are unchanged reuses its recorded hash (as git's index does).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ENGINE = Path(__file__).resolve().parent
+ROOT = ENGINE.parent
+SCHEMA = 1
+SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
+
+
+@dataclass
+class Hasher:
+    """sha256 of files, reusing a previous hash when size and mtime match."""
+
+    known: dict[str, list[Any]] = field(default_factory=dict)
+    seen: dict[str, list[Any]] = field(default_factory=dict)
+
+    def file(self, path: Path) -> str:
+        key = str(path)
+        try:
+            st = path.stat()
+        except OSError:
+            return "missing"
+        old = self.known.get(key)
+        if old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
+            digest = old[2]
+        else:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        self.seen[key] = [st.st_size, st.st_mtime_ns, digest]
+        return digest
+
+    def tree_digest(self, folder: Path) -> str:
+        return hashlib.sha256(json.dumps(self.tree(folder), sort_keys=True).encode()).hexdigest()
+
+    def tree(self, folder: Path) -> dict[str, str]:
+        """relative path → hash for every file under `folder` (sorted)."""
+        if not folder.is_dir():
+            return {}
+        out = {}
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_PARTS)
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                out[path.relative_to(folder).as_posix()] = self.file(path)
+        return out
+
+
+def _site_packages_state() -> list[Any]:
+    """Installing, upgrading or removing a package changes its site-packages folder."""
+    state = [sys.version, sys.executable]
+    for entry in sys.path:
+        if entry.endswith("-packages") and os.path.isdir(entry):
+            state.append([entry, os.stat(entry).st_mtime_ns])
+    return state
+
+
+def inputs_digest(hasher: Hasher, lesson_dir: Path, options: dict[str, Any]) -> str:
+    """One hash of the sources a build of the lesson reads (its cache entries apart)."""
+    from deck.assets import asset_sources  # light: paths only
+
+    h = hashlib.sha256(json.dumps([SCHEMA, options, _site_packages_state()]).encode())
+
+    def add(label: str, files: dict[str, str]) -> None:
+        h.update(label.encode() + b"\0" + json.dumps(files, sort_keys=True).encode())
+
+    add("lesson", hasher.tree(lesson_dir))
+    add("engine", hasher.tree(ENGINE))
+    add("build.py", {"build.py": hasher.file(ROOT / "build.py")})
+    add("assets", {dest: hasher.file(src) for dest, src in asset_sources()})
+    katex = ROOT / "node_modules" / "katex" / "package.json"
+    add("katex", {"package.json": hasher.file(katex)})
+    return h.hexdigest()
+
+
+def outputs_digest(hasher: Hasher, folders: list[Path]) -> str:
+    h = hashlib.sha256()
+    for folder in folders:
+        h.update(str(folder).encode() + b"\0")
+        h.update(json.dumps(hasher.tree(folder), sort_keys=True).encode())
+    return h.hexdigest()
+
+
+@dataclass
+class Manifest:
+    path: Path
+    data: dict[str, Any]
+
+    @staticmethod
+    def load(path: Path) -> Manifest:
+        try:
+            data = json.loads(path.read_text("utf-8"))
+            if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+                data = {}
+        except (OSError, ValueError):
+            data = {}
+        return Manifest(path, data)
+
+    def hasher(self) -> Hasher:
+        files = self.data.get("files")
+        return Hasher(known=files if isinstance(files, dict) else {})
+
+    def save(self, inputs: list[str], outputs: str, hasher: Hasher, report: dict[str, Any]) -> None:
+        from deck.cache import write_atomic
+
+        data = {
+            "schema": SCHEMA,
+            "inputs": inputs,
+            "outputs": outputs,
+            "files": hasher.seen,
+            "report": report,
+        }
+        write_atomic(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))

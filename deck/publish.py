@@ -1,0 +1,158 @@
+"""Publishing a lesson's output: one build at a time, both folders or neither, never half-written.
+
+A build takes the output folder's lock, fills staging folders with names of
+its own, and publishes them by renames recorded in a journal: if the build is killed halfway,
+the next build of the lesson rolls the journal forward, so `dist/<lesson>` and
+`figures/<lesson>` are always both the old or both the new build.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import re
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+LOCK_TIMEOUT = float(os.environ.get("DECK_LOCK_TIMEOUT", "600"))
+
+
+class LockTimeout(Exception):
+    """Another build of the same lesson held the lock for too long."""
+
+
+@contextmanager
+def output_lock(out: Path, log: Callable[[str], None]) -> Iterator[None]:
+    """Hold an advisory lock on the output folder itself (no lock file to leave behind; the
+    kernel drops the lock when the build exits, however it exits)."""
+    out.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            log(f"waiting for another build writing into {out} to finish")
+            deadline = time.monotonic() + LOCK_TIMEOUT
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise LockTimeout(
+                            f"another build still writes into {out} after {LOCK_TIMEOUT:g} s "
+                            "(DECK_LOCK_TIMEOUT); nothing was written"
+                        ) from None
+                    time.sleep(0.1)
+        yield
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A published folder (`dist/<lesson>`) and the names of its staging and old copies."""
+
+    path: Path
+    build_id: str
+
+    @property
+    def staging(self) -> Path:
+        return self.path.with_name(f".staging-{self.path.name}-{self.build_id}")
+
+    @property
+    def old(self) -> Path:
+        return self.path.with_name(f".old-{self.path.name}-{self.build_id}")
+
+
+def new_build_id() -> str:
+    return f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def journal_path(target: Path) -> Path:
+    return target.with_name(f".publish-{target.name}.json")
+
+
+def clean_leftovers(targets: list[Path]) -> None:
+    """Finish a publish a killed build left halfway, then remove its staging and old folders.
+
+    Only called with the lesson's lock held, so no other build is using them.
+    """
+    for target in targets:
+        journal = journal_path(target)
+        if journal.is_file():
+            try:
+                steps = json.loads(journal.read_text("utf-8"))
+                _roll_forward([Target(Path(t), b) for t, b in steps])
+            except (OSError, ValueError, TypeError):
+                pass
+            journal.unlink(missing_ok=True)
+    for target in targets:
+        pattern = re.compile(rf"\.(staging|old)-{re.escape(target.name)}-\d+-[0-9a-f]{{8}}")
+        if target.parent.is_dir():
+            for leftover in target.parent.iterdir():
+                if pattern.fullmatch(leftover.name):
+                    _remove(leftover)
+
+
+def _roll_forward(targets: list[Target]) -> None:
+    for t in targets:
+        if t.staging.is_dir():
+            if t.path.exists() and not t.old.exists():
+                t.path.rename(t.old)
+            elif t.path.exists():
+                _remove(t.path)
+            t.staging.rename(t.path)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def publish(targets: list[Target]) -> None:
+    """Replace every target by its complete staging folder: all of them, or none.
+
+    A journal written first lets a later build finish the renames if this process dies
+    between them; an error in a rename rolls the finished ones back before raising.
+    """
+    journal = journal_path(targets[0].path)
+    steps = json.dumps([[str(t.path), t.build_id] for t in targets])
+    tmp = journal.with_name(journal.name + f".{targets[0].build_id}")
+    tmp.write_text(steps, "utf-8")
+    os.replace(tmp, journal)
+    done: list[tuple[Target, bool]] = []
+    try:
+        for t in targets:
+            t.path.parent.mkdir(parents=True, exist_ok=True)
+            had_old = t.path.exists()
+            if had_old:
+                t.path.rename(t.old)
+            try:
+                t.staging.rename(t.path)
+            except OSError:
+                if had_old:
+                    t.old.rename(t.path)
+                raise
+            done.append((t, had_old))
+    except BaseException:
+        for t, had_old in reversed(done):
+            t.path.rename(t.staging)
+            if had_old:
+                t.old.rename(t.path)
+        journal.unlink(missing_ok=True)
+        raise
+    journal.unlink(missing_ok=True)
+    for t in targets:
+        _remove(t.old)
