@@ -372,9 +372,14 @@ def figure_collisions(lesson: Lesson, results: dict[str, SectionResult]) -> list
     return problems
 
 
-def _environment() -> jinja2.Environment:
+def _environment(cache: Path | None) -> jinja2.Environment:
+    compiled = None
+    if cache is not None:  # compiled templates kept between builds (checked against the source)
+        (cache / "jinja").mkdir(parents=True, exist_ok=True)
+        compiled = jinja2.FileSystemBytecodeCache(str(cache / "jinja"))
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
+        bytecode_cache=compiled,
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         trim_blocks=True,
         lstrip_blocks=True,
@@ -387,7 +392,7 @@ def render_lesson(
 ) -> RenderedDeck:
     """The deck page, its values record and its figures. With `cache` (the build's cache
     folder), formulas and sections rendered before are taken from there."""
-    env = _environment()
+    env = _environment(cache)
     quiz_template = env.get_template("quiz.html.j2")
     store = RenderStore(cache / lesson.name / "render") if cache is not None else None
     diagnostics = figure_collisions(lesson, results)
