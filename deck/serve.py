@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, unquote
 
 from deck.errors import DeckError
@@ -468,32 +469,49 @@ def measure_reload_latency(
     *,
     slide: int = 0,
     timeout: float = 30.0,
+    browser: object | None = None,
 ) -> float:
     """Seconds from saving an edit to the open page showing it, measured in real Chromium.
 
     `out_url` is a lesson's page on a running preview (e.g. `http://127.0.0.1:8000/mini/`);
     the page is opened on slide `slide` (0-based). `edit(lesson_dir)` saves a change to a file
-    of the lesson and returns a text that the slide shows once the change is there. The clock
+    of the lesson and returns a text that this slide shows once the change is there. The clock
     starts just before `edit` and stops at the first animation frame whose current slide
-    contains the text (whether the page patched itself or reloaded).
+    contains the text (whether the page patched itself or reloaded). `browser`: a Playwright
+    Browser to reuse (a new Chromium is launched otherwise).
     """
+    if browser is not None:
+        return time_edit(browser, lesson_dir, out_url, edit, slide, timeout)
     from playwright.sync_api import sync_playwright
 
     from deck.pdf import launch
 
     with sync_playwright() as playwright:
-        browser = launch(playwright)
+        own = launch(playwright)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.goto(f"{out_url}#/{slide}")
-            page.wait_for_function(
-                "window.deckLive && deckLive.ready && window.Reveal && Reveal.isReady()"
-            )
-            start = page.evaluate("performance.timeOrigin + performance.now()")
-            expected = edit(lesson_dir)
-            shown = page.wait_for_function(
-                SHOWN, arg=expected, polling="raf", timeout=timeout * 1000
-            )
-            return (shown.json_value() - start) / 1000
+            return time_edit(own, lesson_dir, out_url, edit, slide, timeout)
         finally:
-            browser.close()
+            own.close()
+
+
+def time_edit(
+    browser: Any,
+    lesson_dir: Path,
+    out_url: str,
+    edit: Callable[[Path], str],
+    slide: int,
+    timeout: float,
+) -> float:
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        page.goto(f"{out_url}#/{slide}")
+        page.wait_for_function(
+            "window.deckLive && deckLive.ready && window.Reveal && Reveal.isReady()"
+        )
+        start = page.evaluate("performance.timeOrigin + performance.now()")
+        expected = edit(lesson_dir)
+        shown = page.wait_for_function(SHOWN, arg=expected, polling="raf", timeout=timeout * 1000)
+        return (shown.json_value() - start) / 1000
+    finally:
+        context.close()

@@ -363,7 +363,8 @@ def test_a_failed_rebuild_shows_a_banner_and_the_fix_updates_the_page(page: Page
     banner.wait_for(state="visible", timeout=60_000)
     assert "UnicodeDecodeError" in banner.inner_text() or "UTF-8" in banner.inner_text()
     assert "平方的结果是 144" in page.evaluate("Reveal.getCurrentSlide().textContent")
-    (folder / "lesson.yml").write_text("title: [unclosed\n", "utf-8")
+    (folder / "lesson.yml").write_text("title: [unclosed\n", "utf-8")  # another error
+    section.write_text(good, "utf-8")
     page.wait_for_function(
         "document.getElementById('deck-live-errors').textContent.includes('lesson.yml')",
         timeout=60_000,
@@ -378,25 +379,27 @@ def test_a_failed_rebuild_shows_a_banner_and_the_fix_updates_the_page(page: Page
 def test_a_changed_figure_is_fetched_again(page: Page, live):
     preview, folder = live
     page.evaluate("Reveal.slide(4)")
-    image = page.locator("section.present img")
-    old = image.get_attribute("src")
+    old = page.evaluate("document.querySelector('section.present img').src")
     edit(folder / "02-figure.md", "xs = list(range(-5, 6))", "xs = list(range(-4, 6))")
     page.wait_for_function(
         "old => document.querySelector('section.present img').src !== old", arg=old, timeout=60_000
     )
     assert page.evaluate("window.marker") == "same page"
-    src = image.get_attribute("src")
+    src = page.evaluate("document.querySelector('section.present img').src")
+    assert src.startswith(old + "?v=")
     code, _, svg = request(preview, src.removeprefix(preview.url.rstrip("/")))
     assert code == 200 and svg == (preview.server.out / "mini/figures/parabola.svg").read_bytes()
 
 
-def test_measure_reload_latency_times_a_prose_edit(live):
+def test_measure_reload_latency_times_a_prose_edit(live, browser: Browser):
     preview, folder = live
 
     def prose_edit(lesson: Path) -> str:
         edit(lesson / "01-basics.md", "平方的结果是", "平方的值是")
         return "平方的值是 144"
 
-    seconds = measure_reload_latency(folder, f"{preview.url}mini/", prose_edit, slide=1)
+    seconds = measure_reload_latency(
+        folder, f"{preview.url}mini/", prose_edit, slide=1, browser=browser
+    )
     assert 0 < seconds < 30
     assert "平方的值是 144" in request(preview, "/mini/")[2].decode()
