@@ -22,7 +22,7 @@ import watchfiles
 
 SOURCE_NAMES = frozenset({"lesson.yml", "_metadata.yml"})
 SOURCE_SUFFIXES = frozenset({".md", ".qmd", ".py"})
-# Events reach us up to a watchfiles step (50 ms) after the write: a data file written at the
+# Events reach us a watchfiles step (20 ms) or two after the write: a data file written at the
 # very end of a build still counts as written by it for this long afterwards.
 GRACE = 0.3
 Signature = tuple[str, int, int] | None
@@ -132,7 +132,7 @@ class Watcher:
                 for changes in watchfiles.watch(
                     *roots,
                     watch_filter=lambda _change, path: not ignored(Path(path), self.roots),
-                    step=30,
+                    step=20,
                     stop_event=self.stop,
                     raise_interrupt=False,
                     rust_timeout=1000,

@@ -354,6 +354,16 @@ def test_the_shown_fragment_stays_shown_after_a_patch(page: Page, live):
     assert "visible" in page.locator("section.present .fragment").get_attribute("class")
 
 
+def test_a_new_slide_reloads_the_page_and_keeps_the_slide(page: Page, live):
+    _, folder = live
+    section = folder / "01-basics.md"
+    section.write_text(section.read_text("utf-8") + "\n## 新的一页\n\n新内容。\n", "utf-8")
+    page.wait_for_function(
+        f"!window.marker && {READY} && Reveal.getTotalSlides() === 7", timeout=60_000
+    )
+    assert page.evaluate("Reveal.getIndices().h") == 1
+
+
 def test_a_failed_rebuild_shows_a_banner_and_the_fix_updates_the_page(page: Page, live):
     _, folder = live
     section = folder / "01-basics.md"

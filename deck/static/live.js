@@ -8,7 +8,7 @@
 (function () {
   "use strict";
   var config = window.DECK_LIVE; // {events, lesson, page, files}
-  var live = (window.deckLive = { ready: false, epoch: null, patches: 0, errors: [] });
+  var live = (window.deckLive = { ready: false, epoch: null, patches: 0, errors: [], times: {} });
   var baseline = null; // the page as served: {hash, shell, html: [section HTML], nodes}
   var files = config.files || {};
   var versions = {}; // figure path -> hash, for figures that changed since the page loaded
@@ -40,6 +40,7 @@
 
   // A page split into what may be patched (the slides) and everything else (the shell).
   function parse(text, hash) {
+    live.times.fetched = performance.now();
     var doc = new DOMParser().parseFromString(text, "text/html");
     var script = doc.getElementById("deck-live");
     if (script) script.remove();
@@ -50,6 +51,7 @@
     nodes.forEach(function (node) {
       node.remove();
     });
+    live.times.parsed = performance.now();
     return { hash: hash, shell: doc.documentElement.outerHTML, html: html, nodes: nodes };
   }
 
@@ -105,11 +107,13 @@
       sections[i].replaceWith(fresh);
     });
     baseline = next;
+    live.times.replaced = performance.now();
     if (changed.length && at) {
       Reveal.sync();
       Reveal.slide(at.h, at.v, at.f);
       Reveal.layout();
     }
+    live.times.patched = performance.now();
     live.patches += 1;
   }
 
@@ -142,6 +146,7 @@
   }
 
   function onStatus(status) {
+    live.times = { message: performance.now() };
     showErrors(status.errors);
     var info = status.lessons[config.lesson];
     queue = queue
@@ -168,8 +173,22 @@
       live.ready = true;
     });
 
-  var source = new EventSource(config.events);
-  source.onmessage = function (event) {
-    onStatus(JSON.parse(event.data));
-  };
+  // A hidden tab lets go of its connection (browsers allow a few per host) and catches up,
+  // from the status sent on connecting, when it is shown again.
+  var source = null;
+  function connect() {
+    if (source || document.hidden) return;
+    source = new EventSource(config.events);
+    source.onmessage = function (event) {
+      onStatus(JSON.parse(event.data));
+    };
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden && source) {
+      source.close();
+      source = null;
+    }
+    connect();
+  });
+  connect();
 })();
