@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from deck.errors import DeckError, Diagnostic
+from deck.model import Loc
 from deck.pdf import launch
 from deck.pipeline import Options, build
 from deck.serve import STATUS, Preview, measure_reload_latency, running
@@ -329,6 +332,36 @@ def shown(page: Page, text: str) -> None:
     page.wait_for_function(
         "text => Reveal.getCurrentSlide().textContent.includes(text)", arg=text, timeout=60_000
     )
+
+
+def test_a_page_opened_before_the_first_build_shows_its_errors_then_the_deck(
+    tmp_path: Path, browser: Browser
+):
+    lesson = tmp_path / "content" / "mini"
+    lesson.mkdir(parents=True)
+    out = tmp_path / "dist"
+    go = threading.Event()
+
+    def first_fails_then_builds() -> None:
+        if not go.is_set():
+            go.wait(60)
+            raise DeckError([Diagnostic(Loc("lesson.yml", 3), "lesson", "bad YAML")])
+        fake_deck(out)
+
+    with running(first_fails_then_builds, [lesson], out) as preview:
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            assert page.goto(f"{preview.url}mini/").status == 404
+            go.set()
+            banner = page.locator("#deck-live-errors")
+            banner.wait_for(state="visible", timeout=60_000)
+            assert banner.inner_text() == "lesson.yml:3: error [lesson] bad YAML"
+            (lesson / "lesson.yml").write_text("title: fixed\n")
+            page.wait_for_function("document.body.textContent.startsWith('deck')")
+        finally:
+            go.set()
+            context.close()
 
 
 def test_a_prose_edit_shows_in_the_open_page_without_reloading(page: Page, live):
