@@ -372,6 +372,10 @@ def test_a_prose_edit_shows_in_the_open_page_without_reloading(page: Page, live)
     assert page.evaluate("window.marker") == "same page"  # patched in place, not reloaded
     assert page.evaluate("[Reveal.getIndices().h, deckLive.patches]") == [1, 1]
     assert page.locator("section.present").count() == 1
+    page.keyboard.press("ArrowRight")  # reveal.js still moves through the new slide
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("Reveal.getIndices().h") == 1
+    assert "平方之结果为 144" in page.locator("section.present").inner_text()
 
 
 def test_the_shown_fragment_stays_shown_after_a_patch(page: Page, live):

@@ -101,16 +101,25 @@
     });
     if (quiz) return reload();
     var at = window.Reveal && Reveal.isReady() ? Reveal.getIndices() : null;
-    changed.forEach(function (i) {
-      var fresh = document.importNode(next.nodes[i], true);
-      refreshImages(fresh);
-      sections[i].replaceWith(fresh);
+    var everything = false;
+    var fresh = changed.map(function (i) {
+      var old = sections[i];
+      var slide = document.importNode(next.nodes[i], true);
+      refreshImages(slide);
+      // reveal.js keeps a slide's background element on the slide itself: hand it over, so
+      // syncing this one slide is enough (a full Reveal.sync() rebuilds every background).
+      everything = everything || !old.slideBackgroundElement;
+      slide.slideBackgroundElement = old.slideBackgroundElement;
+      slide.slideBackgroundContentElement = old.slideBackgroundContentElement;
+      old.replaceWith(slide);
+      return slide;
     });
     baseline = next;
     live.times.replaced = performance.now();
-    if (changed.length && at) {
-      Reveal.sync();
-      Reveal.slide(at.h, at.v, at.f);
+    if (fresh.length && at) {
+      if (everything) Reveal.sync();
+      else fresh.forEach(Reveal.syncSlide);
+      Reveal.slide(at.h, at.v, at.f); // the current slide may be a new element: point at it
       Reveal.layout();
     }
     live.times.patched = performance.now();
