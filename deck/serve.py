@@ -196,8 +196,10 @@ class Handler(BaseHTTPRequestHandler):
         if route == STATUS:
             body = json.dumps(self.server.status.as_dict()).encode()
             self.reply(body, "application/json", with_body)
-        elif route == EVENTS:
+        elif route == EVENTS and with_body:
             self.stream()
+        elif route == EVENTS:
+            self.reply(b"", "text/event-stream", with_body)
         else:
             self.serve_file(route, with_body)
 

@@ -11,10 +11,11 @@ changes between builds; a change made while a build was running is taken to be t
 from __future__ import annotations
 
 import hashlib
+import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,16 @@ def ignored(path: Path, roots: Iterable[Path]) -> bool:
     return True
 
 
+def walk(roots: list[Path]) -> Iterator[Path]:
+    """Every file under `roots`; files and folders that vanish meanwhile are skipped."""
+    for root in roots:
+        if root.is_file():
+            yield root
+        for folder, _dirs, files in os.walk(root):  # os.walk ignores errors (unlike rglob)
+            for name in files:
+                yield Path(folder, name)
+
+
 @dataclass(frozen=True)
 class Batch:
     received: float  # time.monotonic() when watchfiles reported it
@@ -69,13 +80,11 @@ class Changes:
         self.roots = [r.absolute() for r in roots]
         self.known: dict[Path, Signature] = {}
         self.noted: set[Path] = set()
-        for root in self.roots:
-            files = root.rglob("*") if root.is_dir() else [root]
-            for path in files:
-                if not ignored(path, self.roots):
-                    sig = signature(path)
-                    if sig is not None:
-                        self.known[path] = sig
+        for path in walk(self.roots):
+            if not ignored(path, self.roots):
+                sig = signature(path)
+                if sig is not None:
+                    self.known[path] = sig
 
     def rebuild_for(
         self, batches: list[Batch], building: tuple[float, float], log: Callable[[str], None]
