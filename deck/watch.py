@@ -128,7 +128,8 @@ class Watcher:
 
     def close(self) -> None:
         self.stop.set()
-        self.thread.join(timeout=5)
+        if self.thread.is_alive():
+            self.thread.join(timeout=5)
 
     def run(self) -> None:
         failed = False
