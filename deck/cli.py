@@ -34,7 +34,9 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="preview on 127.0.0.1 and rebuild (without PDFs) whenever a lesson file changes",
     )
-    p.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000)")
+    p.add_argument(
+        "--port", default="8000", metavar="P", help="port for --serve (default 8000; 0: any free)"
+    )
     p.add_argument("--force", action="store_true", help="re-run every cell, ignoring the cache")
     p.add_argument(
         "--jobs",
@@ -83,18 +85,24 @@ def main(argv: list[str] | None = None) -> int:
         verbose=args.verbose,
     )
     if args.serve:
-        from deck.serve import serve
+        from deck.serve import ServeError, parse_port, serve
 
         first = replace(options, pdf=False)
         later = replace(first, force=False)
         builds = iter([first])
-        serve(
-            lambda: build(names, next(builds, later), log),
-            [args.content / n for n in names],
-            args.out,
-            args.port,
-            lambda message: print(message, file=sys.stderr, flush=True),
-        )
+        try:
+            serve(
+                lambda: build(names, next(builds, later), log),
+                [args.content / n for n in names],
+                args.out,
+                parse_port(args.port),
+                lambda message: print(message, file=sys.stderr, flush=True),
+            )
+        except ServeError as exc:
+            print(f"build.py: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:  # a second Ctrl-C while stopping
+            print("stopped", file=sys.stderr)
         return 0
     try:
         with display:

@@ -1,145 +1,264 @@
 """Live preview: serve the built decks on 127.0.0.1 and rebuild when a lesson file changes.
 
-The server only ever shows the last good build: a failed rebuild leaves `dist/` as it was
-(the pipeline guarantees that) and the page shows the errors in a banner instead of
-reloading. Pages learn about new builds by polling `/__deck/status` (no extra dependency).
+Pages only ever show a good build: a failed rebuild leaves `dist/` as it was (the pipeline
+guarantees that) and the errors appear in a banner. Each finished build is pushed to open pages
+at once (server-sent events); a page then fetches the new index.html and swaps in only the
+slides that changed, staying where it was (static/live.js), or reloads when more changed.
+The HTTP side, and what it refuses to serve, is in serve_http.py; which saves call for a
+rebuild is in watch.py.
 """
 
 from __future__ import annotations
 
-import functools
-import json
+import hashlib
 import threading
 import time
-from collections.abc import Callable
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from deck.errors import DeckError
+from deck.serve_http import PAGE, STATUS, ServeError, Status, hidden, open_server
+from deck.watch import Changes, Watcher
 
-STATUS = "/__deck/status"
-CLIENT = """<script>
-(function () {
-  var epoch = null, banner = null;
-  function show(errors) {
-    if (!banner) {
-      banner = document.createElement("pre");
-      banner.style.cssText = "position:fixed;left:0;right:0;bottom:0;z-index:99;margin:0;" +
-        "padding:12px 16px;background:#fbe7e7;color:#7a1010;font-size:14px;white-space:pre-wrap";
-      document.body.appendChild(banner);
-    }
-    banner.textContent = errors.join("\\n");
-    banner.hidden = errors.length === 0;
-  }
-  function poll() {
-    fetch("__STATUS__").then(function (r) { return r.json(); }).then(function (s) {
-      if (epoch !== null && s.epoch !== epoch) location.reload();
-      epoch = s.epoch;
-      show(s.errors);
-    }).catch(function () {}).finally(function () { setTimeout(poll, 700); });
-  }
-  poll();
-})();
-</script>""".replace("__STATUS__", STATUS)
+__all__ = [
+    "STATUS",
+    "Preview",
+    "ServeError",
+    "measure_reload_latency",
+    "parse_port",
+    "running",
+    "serve",
+]
+NOT_WATCHED = {PAGE, "values.json"}  # the page has its own hash; values.json is not shown
+Log = Callable[[str], None]
+Build = Callable[[], object]
 
 
-class Status:
-    """The last build's outcome, shared between the watcher and the request handlers."""
-
-    def __init__(self) -> None:
-        self.epoch = 0
-        self.errors: list[str] = []
-        self.lock = threading.Lock()
-
-    def as_json(self) -> bytes:
-        with self.lock:
-            return json.dumps({"epoch": self.epoch, "errors": self.errors}).encode()
-
-    def record(self, errors: list[str]) -> None:
-        with self.lock:
-            if not errors:
-                self.epoch += 1
-            self.errors = errors
-
-
-class Handler(SimpleHTTPRequestHandler):
-    status: Status
-
-    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
-        if self.path.split("?")[0] == STATUS:
-            self.reply(self.status.as_json(), "application/json")
-            return
-        path = Path(self.translate_path(self.path))
-        if path.is_dir():
-            path = path / "index.html"
-        if path.name == "index.html" and path.is_file():
-            page = path.read_text("utf-8").replace("</body>", CLIENT + "\n</body>", 1)
-            self.reply(page.encode("utf-8"), "text/html; charset=utf-8")
-            return
-        super().do_GET()
-
-    def reply(self, body: bytes, kind: str) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass  # the build log is what matters here
-
-
-def snapshot(folders: list[Path]) -> dict[Path, float]:
-    return {
-        p: p.stat().st_mtime
-        for folder in folders
-        for p in folder.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-
-
-def build_once(build: Callable[[], object], status: Status, log: Callable[[str], None]) -> None:
+def parse_port(text: str | int) -> int:
     try:
-        build()
-    except DeckError as exc:
-        errors = [str(d) for d in exc.diagnostics]
+        port = int(text)
+    except ValueError:
+        raise ServeError(f"--port {text!r} is not a number") from None
+    if not 0 <= port <= 65535:
+        raise ServeError(f"--port {port} is out of range (1-65535, or 0 for any free port)")
+    return port
+
+
+def describe(exc: BaseException) -> list[str]:
+    """A failed build as banner lines: the author's diagnostics, or the exception in one line."""
+    if isinstance(exc, DeckError):
+        return [str(d) for d in exc.diagnostics] or [str(exc) or "build failed"]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return [f"error: {type(exc).__name__}: {exc}{where}"]
+
+
+class Outputs:
+    """Hashes of the served files per lesson: how an open page learns what to update."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.memo: dict[Path, tuple[tuple[int, ...], str]] = {}
+
+    def digest(self, path: Path) -> str | None:
+        try:
+            st = path.stat()
+            stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            memo = self.memo.get(path)
+            if memo and memo[0] == stamp:
+                return memo[1]
+            value = hashlib.blake2b(path.read_bytes(), digest_size=12).hexdigest()
+        except OSError:
+            return None
+        self.memo[path] = (stamp, value)
+        return value
+
+    def scan(self) -> dict[str, dict]:
+        lessons = {}
+        folders = sorted(self.out.iterdir()) if self.out.is_dir() else []
+        for folder in folders:
+            page = self.digest(folder / PAGE)
+            if folder.name.startswith(".") or page is None:
+                continue
+            files = {}
+            for path in sorted(folder.rglob("*")):
+                rel = path.relative_to(folder).as_posix()
+                if rel in NOT_WATCHED or path.suffix == ".pdf" or hidden(rel):
+                    continue
+                value = self.digest(path) if path.is_file() else None
+                if value is not None:
+                    files[rel] = value
+            lessons[folder.name] = {"page": page, "files": files}
+        return lessons
+
+
+class Preview:
+    """A bound preview server and its rebuild loop (`run`); `serve` runs one in the foreground,
+    tests and benchmarks in a thread (`running`)."""
+
+    def __init__(self, build: Build, watched: list[Path], out: Path, port: int, log: Log):
+        self.build = build
+        self.log = log
+        self.status = Status()
+        self.outputs = Outputs(out)
+        self.server = open_server(port, out, self.status, log)
+        self.watcher = Watcher(watched, log)
+        try:
+            self.watcher.start()
+            self.changes = Changes(watched)
+        except BaseException:
+            self.watcher.close()
+            self.server.server_close()
+            raise
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, name="deck-preview", daemon=True
+        )
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_port}/"
+
+    def run(self, stop: threading.Event) -> None:
+        """Build now, then after every relevant change, until `stop` is set."""
+        building = self.rebuild()
+        while not stop.is_set():
+            batches = self.watcher.take(timeout=0.2)
+            if not batches:
+                continue
+            try:
+                changed = self.changes.rebuild_for(batches, building, self.log)
+            except Exception as exc:  # never let a file event stop the preview
+                self.log(describe(exc)[0])
+                continue
+            if changed:
+                self.log(f"changed: {', '.join(p.name for p in changed)}: rebuilding")
+                building = self.rebuild()
+
+    def rebuild(self) -> tuple[float, float]:
+        """One build, whatever it raises; returns when it ran (monotonic start, end)."""
+        start = time.monotonic()
+        try:
+            self.build()
+            errors = []
+        except (Exception, SystemExit) as exc:
+            errors = describe(exc)
+        end = time.monotonic()
         for line in errors:
-            log(line)
-        status.record(errors)
-    else:
-        status.record([])
+            self.log(line)
+        try:
+            lessons = self.outputs.scan()
+        except OSError as exc:
+            self.log(describe(exc)[0])
+            lessons = self.status.lessons
+        self.status.record(errors, lessons)
+        return start, end
+
+    def close(self) -> None:
+        self.status.close()
+        self.watcher.close()
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def serve(
-    build: Callable[[], object],
+    build: Build,
     watched: list[Path],
     out: Path,
     port: int,
-    log: Callable[[str], None],
+    log: Log,
     stop: threading.Event | None = None,
-    interval: float = 0.4,
 ) -> None:
-    """Build, serve `out` on 127.0.0.1:`port`, rebuild on changes until `stop` is set."""
-    status = Status()
-    build_once(build, status, log)
-    out.mkdir(parents=True, exist_ok=True)
-    handler = type("BoundHandler", (Handler,), {"status": status})
-    server = ThreadingHTTPServer(("127.0.0.1", port), functools.partial(handler, directory=out))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    log(f"serving {out} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
-    stop = stop or threading.Event()
-    seen = snapshot(watched)
+    """Serve `out` on 127.0.0.1:`port`, build now and after every change, until Ctrl-C or
+    `stop`. Raises ServeError, before building anything, when the port cannot be used."""
+    preview = Preview(build, watched, out, port, log)
+    names = " ".join(f"{preview.url}{p.name}/" for p in watched)
+    log(f"serving {names or preview.url} (Ctrl-C stops)")
     try:
-        while not stop.wait(interval):
-            now = snapshot(watched)
-            if now != seen:
-                time.sleep(0.15)  # let an editor finish writing
-                seen = snapshot(watched)
-                log("change seen: rebuilding")
-                build_once(build, status, log)
+        preview.run(stop or threading.Event())
     except KeyboardInterrupt:
-        pass
+        log("stopped")
     finally:
-        server.shutdown()
-        server.server_close()
+        preview.close()
+
+
+@contextmanager
+def running(
+    build: Build, watched: list[Path], out: Path, log: Log = lambda _: None, port: int = 0
+) -> Iterator[Preview]:
+    """A preview serving and rebuilding in a background thread (for tests and benchmarks)."""
+    preview = Preview(build, watched, out, port, log)
+    stop = threading.Event()
+    thread = threading.Thread(target=preview.run, args=(stop,), name="deck-rebuild", daemon=True)
+    thread.start()
+    try:
+        yield preview
+    finally:
+        stop.set()
+        thread.join(timeout=120)
+        preview.close()
+
+
+SHOWN = """text => {
+  const slide = window.Reveal && Reveal.isReady() && Reveal.getCurrentSlide();
+  return slide && slide.textContent.includes(text) ? performance.timeOrigin + performance.now()
+                                                   : false;
+}"""
+
+
+def measure_reload_latency(
+    lesson_dir: Path,
+    out_url: str,
+    edit: Callable[[Path], str],
+    *,
+    slide: int = 0,
+    timeout: float = 30.0,
+    browser: object | None = None,
+) -> float:
+    """Seconds from saving an edit to the open page showing it, measured in real Chromium.
+
+    `out_url` is a lesson's page on a running preview (e.g. `http://127.0.0.1:8000/mini/`);
+    the page is opened on slide `slide` (0-based). `edit(lesson_dir)` saves a change to a file
+    of the lesson and returns a text that this slide shows once the change is there. The clock
+    starts just before `edit` and stops at the first animation frame whose current slide
+    contains the text (whether the page patched itself or reloaded). `browser`: a Playwright
+    Browser to reuse (a new Chromium is launched otherwise).
+    """
+    if browser is not None:
+        return time_edit(browser, lesson_dir, out_url, edit, slide, timeout)
+    from playwright.sync_api import sync_playwright
+
+    from deck.pdf import launch
+
+    with sync_playwright() as playwright:
+        own = launch(playwright)
+        try:
+            return time_edit(own, lesson_dir, out_url, edit, slide, timeout)
+        finally:
+            own.close()
+
+
+def time_edit(
+    browser: Any,
+    lesson_dir: Path,
+    out_url: str,
+    edit: Callable[[Path], str],
+    slide: int,
+    timeout: float,
+) -> float:
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        page.goto(f"{out_url}#/{slide}")
+        page.wait_for_function(
+            "window.deckLive && deckLive.ready && window.Reveal && Reveal.isReady()"
+        )
+        start = page.evaluate("performance.timeOrigin + performance.now()")
+        expected = edit(lesson_dir)
+        shown = page.wait_for_function(SHOWN, arg=expected, polling="raf", timeout=timeout * 1000)
+        return (shown.json_value() - start) / 1000
+    finally:
+        context.close()

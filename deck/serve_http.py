@@ -1,0 +1,284 @@
+"""The HTTP side of the live preview: the decks under the output folder, the build status, and
+a stream of build events, on 127.0.0.1 only.
+
+Only real files under the output folder are served (no symlink leads out of it), and only to
+`Host: 127.0.0.1` or `localhost`, so a page on another site cannot read them through DNS
+rebinding. Served index.html pages carry the live client (static/live.js).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import html
+import json
+import mimetypes
+import re
+import socketserver
+import sys
+import threading
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+STATUS = "/__deck/status"
+EVENTS = "/__deck/events"
+LIVE_JS = Path(__file__).parent / "static" / "live.js"
+MAX_URL = 2048
+HOST = re.compile(r"(?:127\.0\.0\.1|localhost)(?::(\d{1,5}))?", re.IGNORECASE)
+PAGE = "index.html"
+Log = Callable[[str], None]
+
+
+class ServeError(Exception):
+    """The preview cannot start (bad port, port in use): a one-line message for the user."""
+
+
+class Status:
+    """The last build's outcome, shared by the build loop and the request threads."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.version = 0  # one more per finished build
+        self.epoch = 0  # one more whenever the served files changed
+        self.builds = 0
+        self.errors: list[str] = []
+        self.lessons: dict[str, dict] = {}  # lesson -> {"page": hash, "files": {path: hash}}
+        self.closed = False
+
+    def record(self, errors: list[str], lessons: dict[str, dict]) -> None:
+        with self.changed:
+            self.builds += 1
+            self.version += 1
+            if lessons != self.lessons:
+                self.epoch += 1
+                self.lessons = lessons
+            self.errors = errors
+            self.changed.notify_all()
+
+    def as_dict(self) -> dict:
+        with self.changed:
+            return {
+                "version": self.version,
+                "epoch": self.epoch,
+                "builds": self.builds,
+                "errors": self.errors,
+                "lessons": self.lessons,
+            }
+
+    def wait_after(self, version: int | None, timeout: float) -> dict | None:
+        """The status once its version differs from `version`; None on timeout or close."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.closed or self.version != version, timeout)
+            if self.closed or self.version == version:
+                return None
+        return self.as_dict()
+
+    def close(self) -> None:
+        with self.changed:
+            self.closed = True
+            self.changed.notify_all()
+
+
+def hidden(rel: str) -> bool:
+    return any(part.startswith(".") for part in rel.split("/"))
+
+
+def inject(page: str, snippet: str) -> str:
+    """Put `snippet` before the page's first body script: it sees the slides before reveal.js."""
+    body = page.find("<body")
+    at = page.find("<script", body) if body >= 0 else -1
+    if at < 0:
+        at = page.rfind("</body>")
+    if at < 0:
+        at = len(page)
+    return page[:at] + snippet + page[at:]
+
+
+def client(config: dict) -> str:
+    data = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")
+    script = LIVE_JS.read_text("utf-8")
+    return f'<script id="deck-live">window.DECK_LIVE = {data};\n{script}</script>\n'
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: PreviewServer
+    protocol_version = "HTTP/1.1"
+    server_version = "deck-preview"
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        self.answer(with_body=True)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self.answer(with_body=False)
+
+    def answer(self, with_body: bool) -> None:
+        if len(self.path) > MAX_URL:
+            self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
+            return
+        if not self.host_allowed():
+            self.send_error(HTTPStatus.FORBIDDEN, "Host must be 127.0.0.1 or localhost")
+            return
+        route = self.path.split("?", 1)[0].split("#", 1)[0]
+        if route == STATUS:
+            body = json.dumps(self.server.status.as_dict()).encode()
+            self.reply(body, "application/json", with_body)
+        elif route == EVENTS and with_body:
+            self.stream()
+        elif route == EVENTS:
+            self.reply(b"", "text/event-stream", with_body)
+        else:
+            self.serve_file(route, with_body)
+
+    def host_allowed(self) -> bool:
+        match = HOST.fullmatch(self.headers.get("Host", "").strip())
+        return bool(match) and match.group(1) in (None, str(self.server.server_port))
+
+    def root(self) -> Path:
+        return self.server.out.resolve()
+
+    def locate(self, route: str) -> tuple[Path | None, bool]:
+        """The real file under the output folder for `route` (None: there is none) and whether
+        the route names a folder without its trailing slash (redirect)."""
+        root = self.root()
+        try:
+            parts = [p for p in unquote(route, errors="strict").split("/") if p not in ("", ".")]
+            if any(p.startswith(".") or "\0" in p or "\\" in p for p in parts):
+                return None, False  # also `..`; hidden files are build internals
+            real = root.joinpath(*parts).resolve(strict=True)
+            if real.is_dir() and real.is_relative_to(root):
+                if not route.endswith("/"):
+                    return real, True
+                real = (real / PAGE).resolve(strict=True)
+        except (OSError, RuntimeError, ValueError):  # missing, a link loop, a name too long
+            return None, False
+        if not real.is_relative_to(root) or not real.is_file():
+            return None, False
+        return real, False
+
+    def serve_file(self, route: str, with_body: bool) -> None:
+        path, redirect = self.locate(route)
+        if redirect:
+            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+            self.send_header("Location", quote(f"/{path.relative_to(self.root()).as_posix()}/"))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if path is None and route == "/":
+            self.reply(self.listing(), "text/html; charset=utf-8", with_body)
+            return
+        try:
+            data = path.read_bytes() if path is not None else None
+        except OSError:
+            data = None
+        if data is None or path is None:
+            if route.endswith(("/", ".html")):  # a page: say so, and load it once it is built
+                self.reply(self.missing(route), "text/html; charset=utf-8", with_body, 404)
+            else:
+                self.send_error(HTTPStatus.NOT_FOUND)
+            return
+        if path.name == PAGE:
+            self.serve_page(path, data, with_body)
+            return
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind in ("application/javascript", "image/svg+xml"):
+            kind += "; charset=utf-8"
+        self.reply(data, kind, with_body)
+
+    def serve_page(self, path: Path, data: bytes, with_body: bool) -> None:
+        lesson = path.parent.relative_to(self.root()).as_posix()
+        digest = hashlib.blake2b(data, digest_size=12).hexdigest()
+        known = self.server.status.as_dict()["lessons"].get(lesson, {})
+        config = {"events": EVENTS, "lesson": lesson, "page": digest, "files": known.get("files")}
+        page = inject(data.decode("utf-8", errors="replace"), client(config))
+        extra = {"X-Deck-Page": digest}
+        self.reply(page.encode("utf-8"), "text/html; charset=utf-8", with_body, headers=extra)
+
+    def missing(self, route: str) -> bytes:
+        lesson = unquote(route, errors="replace").strip("/").split("/")[0]
+        config = {"events": EVENTS, "lesson": lesson, "page": None, "files": None}
+        text = f"{html.escape(route)} is not built (yet): this page loads it once it is."
+        return (
+            f"<!doctype html><meta charset=utf-8><title>not built</title>"
+            f"<body><p>{text}</p>{client(config)}</body>"
+        ).encode()
+
+    def listing(self) -> bytes:
+        lessons = sorted(self.server.status.as_dict()["lessons"])
+        items = "".join(
+            f'<li><a href="{html.escape(n)}/">{html.escape(n)}</a></li>' for n in lessons
+        )
+        return f"<!doctype html><meta charset=utf-8><title>decks</title><ul>{items}</ul>".encode()
+
+    def reply(
+        self,
+        body: bytes,
+        kind: str,
+        with_body: bool,
+        code: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        if with_body:
+            self.wfile.write(body)
+
+    def stream(self) -> None:
+        """Server-sent events: the status now, then after every build, until the page goes."""
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        self.wfile.write(b"retry: 500\n\n")
+        version = None
+        while not self.server.status.closed:
+            status = self.server.status.wait_after(version, timeout=15)
+            if status is None:
+                self.wfile.write(b": idle\n\n")  # finds out when the page has gone
+            else:
+                version = status["version"]
+                self.wfile.write(b"data: " + json.dumps(status).encode() + b"\n\n")
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass  # the build log is what matters here
+
+
+class PreviewServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, port: int, out: Path, status: Status, log: Log) -> None:
+        self.out = out
+        self.status = status
+        self.log = log
+        super().__init__(("127.0.0.1", port), Handler)
+
+    def server_bind(self) -> None:
+        socketserver.TCPServer.server_bind(self)  # not HTTPServer's: no reverse DNS lookup
+        self.server_name, self.server_port = self.server_address[:2]
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, ConnectionError | TimeoutError):  # a page closed: nothing to say
+            self.log(f"note: preview server: {type(exc).__name__}: {exc}")
+
+
+def open_server(port: int, out: Path, status: Status, log: Log) -> PreviewServer:
+    try:
+        return PreviewServer(port, out, status, log)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ServeError(f"port {port} is in use (choose another with --port)") from None
+        if exc.errno == errno.EACCES:
+            raise ServeError(f"no permission to use port {port} (choose another)") from None
+        raise ServeError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+    except OverflowError:
+        raise ServeError(f"--port {port} is out of range") from None

@@ -1,0 +1,203 @@
+// Live preview client: injected by deck/serve.py into the pages it serves, never into dist/.
+//
+// The server pushes every finished build (server-sent events). When a lesson's files changed,
+// this fetches the new index.html and replaces only the <section>s whose HTML changed, keeping
+// reveal.js where it was (slide, fragment); figures whose bytes changed are re-fetched. It
+// reloads instead when more than slides changed (head, scripts, assets, slide count) or when a
+// changed slide holds a quiz (deck.js binds its buttons once). Errors show in a banner.
+(function () {
+  "use strict";
+  var config = window.DECK_LIVE; // {events, lesson, page, files}
+  var live = (window.deckLive = { ready: false, epoch: null, patches: 0, errors: [], times: {} });
+  var baseline = null; // the page as served: {hash, shell, html: [section HTML], nodes}
+  var files = config.files || {};
+  var versions = {}; // figure path -> hash, for figures that changed since the page loaded
+  var banner = null;
+  var queue = Promise.resolve();
+  var reloading = false;
+
+  function reload() {
+    reloading = true;
+    location.reload();
+  }
+
+  function showErrors(errors) {
+    live.errors = errors;
+    if (!banner && errors.length === 0) return;
+    if (!banner) {
+      banner = document.createElement("pre");
+      banner.id = "deck-live-errors";
+      banner.setAttribute("role", "alert");
+      banner.style.cssText =
+        "position:fixed;left:0;right:0;bottom:0;z-index:99;margin:0;max-height:40vh;" +
+        "overflow:auto;padding:12px 16px;background:#fbe7e7;color:#7a1010;font-size:14px;" +
+        "white-space:pre-wrap;font-family:monospace";
+      document.body.appendChild(banner);
+    }
+    banner.textContent = errors.join("\n");
+    banner.hidden = errors.length === 0;
+  }
+
+  // A page split into what may be patched (the slides) and everything else (the shell).
+  function parse(text, hash) {
+    live.times.fetched = performance.now();
+    var doc = new DOMParser().parseFromString(text, "text/html");
+    var script = doc.getElementById("deck-live");
+    if (script) script.remove();
+    var nodes = Array.prototype.slice.call(doc.querySelectorAll(".reveal .slides > section"));
+    var html = nodes.map(function (node) {
+      return node.outerHTML;
+    });
+    nodes.forEach(function (node) {
+      node.remove();
+    });
+    live.times.parsed = performance.now();
+    return { hash: hash, shell: doc.documentElement.outerHTML, html: html, nodes: nodes };
+  }
+
+  function fetchPage() {
+    return fetch(location.pathname, { cache: "no-store" }).then(function (response) {
+      if (!response.ok) throw new Error("page " + response.status);
+      var hash = response.headers.get("X-Deck-Page");
+      return response.text().then(function (text) {
+        return parse(text, hash);
+      });
+    });
+  }
+
+  function figureKey(src) {
+    var url = new URL(src, document.baseURI);
+    var base = new URL(".", location.href).pathname;
+    if (url.origin !== location.origin || url.pathname.indexOf(base) !== 0) return null;
+    return decodeURIComponent(url.pathname.slice(base.length));
+  }
+
+  // Point <img>s at a changed figure to a new URL: Chromium keeps decoded images by URL.
+  function refreshImages(root) {
+    root.querySelectorAll("img[src]").forEach(function (img) {
+      var key = figureKey(img.getAttribute("src"));
+      if (key === null || !versions[key]) return;
+      var url = new URL(key, location.href);
+      url.search = "?v=" + versions[key];
+      if (img.src !== url.href) img.src = url.href;
+    });
+  }
+
+  function patch(next) {
+    var sections = document.querySelectorAll(".reveal .slides > section");
+    if (
+      next.shell !== baseline.shell ||
+      next.html.length !== baseline.html.length ||
+      sections.length !== baseline.html.length
+    ) {
+      return reload();
+    }
+    var changed = [];
+    next.html.forEach(function (html, i) {
+      if (html !== baseline.html[i]) changed.push(i);
+    });
+    var quiz = changed.some(function (i) {
+      return sections[i].querySelector(".quiz") || next.nodes[i].querySelector(".quiz");
+    });
+    if (quiz) return reload();
+    var at = window.Reveal && Reveal.isReady() ? Reveal.getIndices() : null;
+    var everything = false;
+    var fresh = changed.map(function (i) {
+      var old = sections[i];
+      var slide = document.importNode(next.nodes[i], true);
+      refreshImages(slide);
+      // reveal.js keeps a slide's background element on the slide itself: hand it over, so
+      // syncing this one slide is enough (a full Reveal.sync() rebuilds every background).
+      everything = everything || !old.slideBackgroundElement;
+      slide.slideBackgroundElement = old.slideBackgroundElement;
+      slide.slideBackgroundContentElement = old.slideBackgroundContentElement;
+      old.replaceWith(slide);
+      return slide;
+    });
+    baseline = next;
+    live.times.replaced = performance.now();
+    if (fresh.length && at) {
+      if (everything) Reveal.sync();
+      else fresh.forEach(Reveal.syncSlide);
+      Reveal.slide(at.h, at.v, at.f); // the current slide may be a new element: point at it
+      Reveal.layout();
+    }
+    live.times.patched = performance.now();
+    live.patches += 1;
+  }
+
+  function update(info) {
+    if (reloading) return;
+    if (!info) return; // the lesson is not built (any more): keep what is shown
+    if (!baseline) return reload(); // a "not built yet" page: the deck is there now
+    var figures = [];
+    var other = false;
+    Object.keys(files)
+      .concat(Object.keys(info.files))
+      .forEach(function (key) {
+        if (files[key] === info.files[key]) return;
+        if (key.indexOf("figures/") === 0) figures.push(key);
+        else other = true;
+      });
+    if (other) return reload();
+    figures.forEach(function (key) {
+      versions[key] = info.files[key];
+    });
+    files = info.files;
+    if (info.page === baseline.hash) {
+      refreshImages(document);
+      return;
+    }
+    return fetchPage().then(function (next) {
+      refreshImages(document);
+      patch(next);
+    });
+  }
+
+  function onStatus(status) {
+    live.times = { message: performance.now() };
+    showErrors(status.errors);
+    var info = status.lessons[config.lesson];
+    queue = queue
+      .then(function () {
+        return update(info);
+      })
+      .then(function () {
+        live.epoch = status.epoch;
+      })
+      .catch(function (error) {
+        console.error("deck live preview:", error);
+        reload();
+      });
+  }
+
+  queue = (config.page ? fetchPage() : Promise.resolve(null))
+    .then(function (page) {
+      // A build finished between loading the page and this fetch: start from the new page.
+      if (page && page.hash !== config.page) return reload();
+      baseline = page;
+      live.ready = true;
+    })
+    .catch(function () {
+      live.ready = true;
+    });
+
+  // A hidden tab lets go of its connection (browsers allow a few per host) and catches up,
+  // from the status sent on connecting, when it is shown again.
+  var source = null;
+  function connect() {
+    if (source || document.hidden) return;
+    source = new EventSource(config.events);
+    source.onmessage = function (event) {
+      onStatus(JSON.parse(event.data));
+    };
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden && source) {
+      source.close();
+      source = null;
+    }
+    connect();
+  });
+  connect();
+})();
