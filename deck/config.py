@@ -6,6 +6,7 @@ a warning naming the nearest known key. Nothing is silently accepted or silently
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import os
 import re
@@ -61,6 +62,8 @@ Check = Callable[[Any], Any]
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, datetime.date):  # `date: 2026-11-29` reads as a date
+        return value.isoformat()
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise _Invalid("must be text")
     return str(value)
@@ -167,7 +170,7 @@ def _check_mapping(
             continue
         try:
             values[key] = check(_plain(value_node))
-        except _Invalid as exc:
+        except (_Invalid, ValueError, yaml.YAMLError) as exc:  # ValueError: `date: 2020-13-01`
             shown = value_node.value if isinstance(value_node, yaml.ScalarNode) else "…"
             diagnostics.append(Diagnostic(at, "config", f"`{name}: {shown}` {exc}"))
     return values

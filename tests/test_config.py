@@ -34,6 +34,7 @@ def test_a_valid_file_gives_typed_values():
         ("title: [1, 2]\n", "lesson.yml:1: error [config] `title: …` must be text"),
         ("lang: true\n", "lesson.yml:1: error [config] `lang: true` must be text"),
         ("exec:\n  memory: lots\n", "lesson.yml:2: error [config] `exec.memory: lots` must be"),
+        ("date: 2020-13-01\n", "lesson.yml:1: error [config] `date: 2020-13-01`"),
         ("- a\n- b\n", "lesson.yml:1: error [config] the file must be a mapping"),
         ("title: [unclosed\n", "lesson.yml:2: error [config] not valid YAML"),
     ],
@@ -49,6 +50,11 @@ def test_unknown_keys_are_warnings_with_the_nearest_known_key():
         "lesson.yml:1: warning [config] unknown key `titel` is ignored (did you mean `title`?)",
         "lesson.yml:3: warning [config] unknown key `exec.sed` is ignored (did you mean `seed`?)",
     ]
+
+
+def test_a_date_reads_as_text():
+    config, _, found = parse_config("date: 2026-11-29\n", "lesson.yml")
+    assert found == [] and config.date == "2026-11-29"
 
 
 def test_defaults_cap_memory_at_half_the_machine():
