@@ -126,13 +126,15 @@
     return n ? key : null;
   }
 
-  // Groups the items into pages: as many as fit by height, in order.
+  // Groups the items into pages: as many as fit by height, in order. All heights are read
+  // before anything moves (one layout, not one per item).
   function pack(container, items, height) {
+    var heights = items.map(function (it) { return it.getBoundingClientRect().height; });
     var sheets = [];
     var sheet = null;
     var used = 0;
-    items.forEach(function (it) {
-      var h = it.getBoundingClientRect().height;
+    items.forEach(function (it, k) {
+      var h = heights[k];
       if (!sheet || used + GAP + h > height) {
         sheet = el("div", "handout-sheet");
         container.insertBefore(sheet, it);
@@ -164,7 +166,7 @@
       return item(page, n, kind, clock);
     });
     var sheets = pack(container, items, height);
-    if (key) container.appendChild(key);
+    if (key) document.body.appendChild(key);
     root.dataset.handoutSheets = String(sheets.length);
     return pages.length;
   };
