@@ -8,9 +8,11 @@
   var TEXT = english
     ? { right: "✓ Correct", wrong: "✗ Try again", answer: "✓ Answer", reveal: "Show answer (A)",
         hide: "Hide answer (A)", noQuiz: "No quiz on this slide", revealKey: "Show the quiz answer",
+        menu: "Slide menu (M)",
         minutes: /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:min|minutes?)\b/i }
     : { right: "✓ 回答正确", wrong: "✗ 再想想", answer: "✓ 正确答案", reveal: "显示答案（A）",
         hide: "隐藏答案（A）", noQuiz: "本页没有测验", revealKey: "显示/隐藏本页测验的答案",
+        menu: "幻灯片目录（M）",
         minutes: /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*分钟/ };
   var sections = Array.prototype.slice.call(document.querySelectorAll(".reveal .slides section"));
 
@@ -140,6 +142,22 @@
     document.documentElement.dataset.deckReady = "true";
   });
   Reveal.on("slidechanged", window.deckPresent.refreshSpeaker);
+  // reveal.js-menu's icon-only button and its scrolling list, named and reachable by keyboard.
+  Reveal.on("menu-ready", function () {
+    var button = document.querySelector(".slide-menu-button a");
+    if (button) {
+      button.setAttribute("aria-label", TEXT.menu);
+      button.setAttribute("role", "button");
+    }
+    document.querySelectorAll(".slide-menu-panel").forEach(function (panel) {
+      panel.tabIndex = 0;
+    });
+  });
+  Reveal.on("showhelp", function () {
+    document.querySelectorAll(".r-overlay-help .r-overlay-content").forEach(function (box) {
+      box.tabIndex = 0;
+    });
+  });
   Reveal.on("pdf-ready", function () {
     // Every printed page is "present": let the PDF's tags and bookmarks see all of them.
     document.querySelectorAll(".reveal .slides section").forEach(function (s) {
