@@ -167,6 +167,15 @@
     document.documentElement.dataset.pdfReady = "true";
   });
 
+  // Space and Enter on a focused control in a slide (a quiz choice, a widget button) press it;
+  // they do not also turn the page.
+  function keyboardCondition(event) {
+    var active = document.activeElement;
+    var control = active && active.closest && active.closest(".reveal .slides") &&
+      active.matches("button, [role=button], a[href], summary, select");
+    return !(control && (event.keyCode === 32 || event.keyCode === 13));
+  }
+
   var plugins = [RevealNotes];
   if (!printing) plugins.push(RevealSearch, RevealZoom, RevealMenu, RevealChalkboard);
 
@@ -184,6 +193,8 @@
     // Pacing in the speaker view: each slide's `data-timing` (from its notes); 0 elsewhere.
     defaultTiming: planned > 0 ? 0 : null,
     plugins: plugins,
+    keyboardCondition: keyboardCondition,
+    zoomKey: "alt", // Alt+click zooms on every system (reveal's default is Ctrl on Linux)
     menu: {
       // The page links menu.css and the icons itself (so a single-file deck has them
       // inline): hand the plugin an empty stylesheet instead of a folder to load from.

@@ -11,8 +11,9 @@
   // A4 at 96 px/in minus the printer's margins (15 mm each side, 14 mm top, 16 mm bottom).
   var PAGE = { width: 680, height: 1009 };
   var GAP = 14;
+  var LINE = 25; // px between ruled lines (deck.css: .handout-lines > div)
   var KINDS = {
-    student: { slideWidth: 620, lines: 5, notes: false },
+    student: { slideWidth: 620, lines: 4, notes: false },
     lecturer: { slideWidth: 600, lines: 0, notes: true },
   };
   var english = /^en/i.test(document.documentElement.lang);
@@ -144,8 +145,21 @@
         used += GAP + h;
       }
       sheet.appendChild(it);
+      sheet.dataset.used = String(used);
     });
     return sheets;
+  }
+
+  // What a page has left goes to the writing space of its slides, in whole lines.
+  function moreLines(sheets, height) {
+    sheets.forEach(function (sheet) {
+      var boxes = sheet.querySelectorAll(".handout-lines");
+      var spare = height - parseFloat(sheet.dataset.used) - 2;
+      var each = boxes.length ? Math.floor(spare / boxes.length / LINE) : 0;
+      boxes.forEach(function (box) {
+        for (var k = 0; k < each; k++) box.appendChild(el("div"));
+      });
+    });
   }
 
   window.deckHandout = function (kind, options) {
@@ -166,6 +180,7 @@
       return item(page, n, kind, clock);
     });
     var sheets = pack(container, items, height);
+    moreLines(sheets, height);
     if (key) document.body.appendChild(key);
     root.dataset.handoutSheets = String(sheets.length);
     return pages.length;
