@@ -522,6 +522,7 @@ def test_single_file_presents_with_the_network_blocked(context, built, tmp_path)
 
     single = tmp_path / "present.html"
     single.write_text(inline_deck(built.out / "index.html"), "utf-8")
+    assert not re.search(r'(src|href)="(assets|figures)/', single.read_text("utf-8"))
     uri = single.as_uri()
     blocked: list[str] = []
 

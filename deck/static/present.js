@@ -213,6 +213,7 @@
     button.textContent = state.label;
     button.disabled = !state.enabled;
     button.setAttribute("aria-pressed", state.pressed ? "true" : "false");
+    button.parentNode.hidden = !state.enabled; // the notes keep the room on other slides
   }
 
   window.deckPresent = {
