@@ -112,12 +112,12 @@ LESSON = {
         _ = plt.plot([0, 1], [0, 1])
         ```
 
-        ## 结束
+        ## 结束 {timing="45"}
 
         谢谢。
         """,
 }
-TIMINGS = [60, 120, 180, 90, 0, 0]  # seconds, from each note's "N 分钟"
+TIMINGS = [60, 120, 180, 90, 0, 45]  # seconds: each note's "N 分钟", or the slide's own
 QUIZ, WIDGET = 2, 3  # slide indices
 EXPLANATION = "解析记号"
 A4_MARGIN = {"top": "14mm", "right": "15mm", "bottom": "16mm", "left": "15mm"}
@@ -385,7 +385,7 @@ def test_lecturer_handout_has_notes_minutes_and_an_answer_key(browser, built, tm
     assert sheets <= 3
     text = pdf_text(path)
     assert "3 分钟。先让学生猜。" in text
-    assert "幻灯片 3 · 3 分钟 · 累计 6 / 7.5 分钟" in text
+    assert "幻灯片 3 · 3 分钟 · 累计 6 / 8.25 分钟" in text
     key = unicodedata.normalize("NFKC", reader.pages[-1].extract_text())
     md = source("01-a.md")
     quiz_line = md.count("\n", 0, md.index("## 小测")) + 1

@@ -43,10 +43,12 @@
 
   // ---- pacing: each note opens with its minutes ("2 分钟。…") -----------------------------
   var planned = 0;
+  // A slide's own `data-timing` (`## Title {timing="90"}`), in seconds, wins.
   sections.forEach(function (section) {
     var notes = section.querySelector(":scope > aside.notes");
     var match = notes && TEXT.minutes.exec(notes.textContent);
     var seconds = match ? Math.round(parseFloat(match[1]) * 60) : 0;
+    if (section.hasAttribute("data-timing")) seconds = parseInt(section.dataset.timing, 10) || 0;
     section.dataset.timing = String(seconds);
     planned += seconds;
   });
