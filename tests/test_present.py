@@ -180,6 +180,7 @@ def go(page: Page, index: int) -> None:
 
 def open_speaker_view(context: BrowserContext, page: Page) -> tuple[Page, Frame]:
     """The speaker window (`S`) and its current-slide preview, both loaded."""
+    page.evaluate("document.activeElement.blur()")  # keys typed into a slider stay there
     with context.expect_page() as info:
         page.keyboard.press("s")
     speaker = info.value
@@ -260,12 +261,18 @@ def test_quiz_choices_and_widgets_stay_in_sync_between_the_two_windows(context, 
 
 
 def test_a_preview_opened_later_catches_up(context, deck):
+    go(deck, QUIZ)
+    deck.keyboard.press("a")  # revealed
     go(deck, WIDGET)
     deck.locator("section.present .toy button").nth(1).click()
+    for value in "159":
+        deck.locator("section.present .toy input").fill(value)
     _, frame = open_speaker_view(context, deck)
     frame.wait_for_function(
-        "document.querySelector('section.present .toy-out').textContent === '选了 2'"
+        "document.querySelector('section.present .toy-out').textContent === '强度 9'"
     )
+    assert frame.locator("section.present .toy input").input_value() == "9"
+    assert frame.evaluate("document.querySelector('.quiz').classList.contains('revealed')")
 
 
 # ---- quizzes in class --------------------------------------------------------------------

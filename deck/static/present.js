@@ -89,10 +89,21 @@
       if (main) post(main, message);
       return;
     }
-    log.push(action);
+    remember(action);
     previews = previews.filter(function (w) { return !w.closed; });
     previews.forEach(function (w) { if (w !== from) post(w, message); });
     refreshSpeaker();
+  }
+
+  // The log a late preview replays. Setting a value (an input, a reveal) is idempotent, so
+  // only the last one per control is kept; clicks may toggle, so all of them are.
+  function remember(action) {
+    if (action.kind !== "click") {
+      log = log.filter(function (a) {
+        return !(a.kind === action.kind && a.s === action.s && a.i === action.i);
+      });
+    }
+    log.push(action);
   }
 
   // Does `action` here and in every other window.
