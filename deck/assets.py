@@ -15,13 +15,23 @@ NPM_FILES = {
     "reveal/reveal.js": "reveal.js/dist/reveal.js",
     "reveal/theme/white.css": "reveal.js/dist/theme/white.css",
     "reveal/plugin/notes.js": "reveal.js/dist/plugin/notes.js",
+    "reveal/plugin/search.js": "reveal.js/dist/plugin/search.js",
+    "reveal/plugin/zoom.js": "reveal.js/dist/plugin/zoom.js",
     "katex/katex.min.css": "katex/dist/katex.min.css",
+    "menu/menu.js": "reveal.js-menu/menu.js",
+    "menu/menu.css": "reveal.js-menu/menu.css",
+    "menu/font-awesome/css/all.css": "reveal.js-menu/font-awesome/css/all.css",
+    "chalkboard/plugin.js": "reveal.js-plugins/chalkboard/plugin.js",
+    "chalkboard/style.css": "reveal.js-plugins/chalkboard/style.css",
 }
 # destination folder under assets/ → (source folder under node_modules/, file pattern)
 NPM_FOLDERS = {
     "katex/fonts": ("katex/dist/fonts", "*.woff2"),
+    "menu/font-awesome/webfonts": ("reveal.js-menu/font-awesome/webfonts", "*.woff2"),
+    "chalkboard/img": ("reveal.js-plugins/chalkboard/img", "*.png"),
 }
-STATIC_FILES = ("deck.css", "deck.js")
+# Loaded in this order by deck.html.j2 (deck.js last: it starts reveal.js).
+STATIC_FILES = ("deck.css", "mathtext.js", "present.js", "handout.js", "deck.js")
 
 
 def asset_sources() -> list[tuple[str, Path]]:

@@ -124,7 +124,7 @@ def test_figures_are_vectors_in_the_pdf(mini: Built):
 
 def test_handout_is_a4_with_notes_page_numbers_and_bookmarks(mini: Built):
     reader = PdfReader(mini.out / "handout.pdf")
-    # slides never split across pages; each section starts a page: 3 + 3 slides here
+    # slides never split across pages, two to a page here, then the answer key: 3 + 1 pages
     assert len(reader.pages) == 4
     box = reader.pages[0].mediabox
     assert (round(float(box.width)), round(float(box.height))) == (596, 843)
@@ -133,11 +133,11 @@ def test_handout_is_a4_with_notes_page_numbers_and_bookmarks(mini: Built):
     assert "2 / 4" in text  # page numbers
     # pypdf reports some CJK glyphs as their Kangxi-radical twins: compare in NFKC
     pages = [unicodedata.normalize("NFKC", page.extract_text()) for page in reader.pages]
-    assert "第二节:图" in pages[2] and "第二节:图" not in pages[1]  # NFKC: "：" → ":"
+    assert "第二节:图" in pages[1] and "第一节:基础" in pages[0]  # NFKC: "：" → ":"
     assert sum("这里讲平方:144。" in page for page in pages) == 1
-    assert "答案：9" in text  # quiz answers in the handout
+    assert "答案：B. 9" in text  # quiz answers in the (lecturer's) handout
     titles = [item.title for item in reader.outline if not isinstance(item, list)]
-    assert titles == ["第一节：基础", "第二节：图"]
+    assert titles == ["第一节：基础", "第二节：图", "测验答案"]
     info = subprocess.run(["pdfinfo", str(mini.out / "handout.pdf")], capture_output=True)
     assert b"Tagged:          yes" in info.stdout
 

@@ -1,9 +1,65 @@
-// Deck behaviour: reveal.js set-up, quizzes, readiness flags for printing, handout layout.
+// Deck behaviour: formulas in plain text where only text fits, pacing from the notes, quizzes
+// (students choose, the lecturer reveals), reveal.js and its plugins, readiness flags for
+// printing. Loaded after mathtext.js, present.js and handout.js.
 (function () {
   "use strict";
   var printing = /print-pdf/i.test(window.location.search);
+  var english = /^en/i.test(document.documentElement.lang);
+  var TEXT = english
+    ? { right: "✓ Correct", wrong: "✗ Try again", answer: "✓ Answer", reveal: "Show answer (A)",
+        hide: "Hide answer (A)", noQuiz: "No quiz on this slide", revealKey: "Show the quiz answer",
+        menu: "Slide menu (M)",
+        minutes: /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:min|minutes?)\b/i }
+    : { right: "✓ 回答正确", wrong: "✗ 再想想", answer: "✓ 正确答案", reveal: "显示答案（A）",
+        hide: "隐藏答案（A）", noQuiz: "本页没有测验", revealKey: "显示/隐藏本页测验的答案",
+        menu: "幻灯片目录（M）",
+        minutes: /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*分钟/ };
+  var sections = Array.prototype.slice.call(document.querySelectorAll(".reveal .slides section"));
 
-  document.querySelectorAll(".quiz").forEach(function (quiz) {
+  // ---- formulas as text -----------------------------------------------------------------
+  // Headings: a painted (1 px, so invisible) plain-text copy that PDF bookmarks and screen
+  // readers take; KaTeX's own copies are hidden from both. Notes: the visual copy only (the
+  // speaker window shows every text it is given), named for screen readers.
+  sections.forEach(function (section) {
+    var heading = section.querySelector(":scope > h1, :scope > h2");
+    if (!heading) return;
+    heading.querySelectorAll(".katex").forEach(function (katex) {
+      var plain = document.createElement("span");
+      plain.className = "deck-plain";
+      plain.textContent = window.deckMath.formulaText(katex);
+      katex.parentNode.insertBefore(plain, katex);
+      katex.setAttribute("aria-hidden", "true");
+    });
+    section.dataset.menuTitle = window.deckMath.plainText(heading);
+  });
+  document.querySelectorAll(".reveal aside.notes .katex").forEach(function (katex) {
+    katex.setAttribute("role", "img");
+    katex.setAttribute("aria-label", window.deckMath.formulaText(katex));
+    var mathml = katex.querySelector(".katex-mathml");
+    if (mathml) mathml.remove();
+    var html = katex.querySelector(".katex-html");
+    if (html) html.removeAttribute("aria-hidden");
+  });
+
+  // ---- pacing: each note opens with its minutes ("2 分钟。…") -----------------------------
+  var planned = 0;
+  // A slide's own `data-timing` (`## Title {timing="90"}`), in seconds, wins.
+  sections.forEach(function (section) {
+    var notes = section.querySelector(":scope > aside.notes");
+    var match = notes && TEXT.minutes.exec(notes.textContent);
+    var seconds = match ? Math.round(parseFloat(match[1]) * 60) : 0;
+    if (section.hasAttribute("data-timing")) seconds = parseInt(section.dataset.timing, 10) || 0;
+    section.dataset.timing = String(seconds);
+    planned += seconds;
+  });
+  document.documentElement.dataset.deckMinutes = String(planned / 60);
+
+  // ---- quizzes ---------------------------------------------------------------------------
+  function quizzesOf(section) {
+    return section ? Array.prototype.slice.call(section.querySelectorAll(".quiz")) : [];
+  }
+
+  document.querySelectorAll(".reveal .quiz").forEach(function (quiz) {
     var feedback = quiz.querySelector(".quiz-feedback");
     var explain = quiz.querySelector(".quiz-explain");
     quiz.querySelectorAll(".quiz-choice").forEach(function (button) {
@@ -11,16 +67,98 @@
         var right = button.dataset.correct === "true";
         quiz.querySelectorAll(".quiz-choice").forEach(function (b) {
           b.classList.remove("chosen-right", "chosen-wrong");
+          b.setAttribute("aria-pressed", "false");
         });
         button.classList.add(right ? "chosen-right" : "chosen-wrong");
-        feedback.textContent = right ? "✓ 回答正确" : "✗ 再想想";
+        button.setAttribute("aria-pressed", "true");
+        feedback.textContent = right ? TEXT.right : TEXT.wrong;
         if (right && explain) explain.hidden = false;
       });
     });
   });
 
+  // The lecturer's reveal: the right choice marked, the explanation shown; what students
+  // chose stays. Before that, no visible text or accessible name tells the answer.
+  function setRevealed(quiz, on) {
+    quiz.classList.toggle("revealed", on);
+    var right = quiz.querySelector('.quiz-choice[data-correct="true"]');
+    var badge = right && right.querySelector(".quiz-badge");
+    if (on && right && !badge) {
+      badge = document.createElement("span");
+      badge.className = "quiz-badge";
+      badge.textContent = TEXT.answer;
+      right.appendChild(badge);
+    } else if (!on && badge) {
+      badge.remove();
+    }
+    var explain = quiz.querySelector(".quiz-explain");
+    var chosenRight = quiz.querySelector(".quiz-choice.chosen-right");
+    if (explain) explain.hidden = !(on || chosenRight);
+  }
+
+  window.deckPresent.handle("reveal", function (action) {
+    quizzesOf(sections[action.s]).forEach(function (quiz) { setRevealed(quiz, action.on); });
+  });
+
+  function currentSlideIndex() {
+    return sections.indexOf(Reveal.getCurrentSlide());
+  }
+
+  function toggleReveal() {
+    var quizzes = quizzesOf(Reveal.getCurrentSlide());
+    if (!quizzes.length) return;
+    var on = !quizzes[0].classList.contains("revealed");
+    window.deckPresent.perform({ kind: "reveal", s: currentSlideIndex(), on: on });
+  }
+  window.deckRevealQuiz = toggleReveal;
+
+  window.deckPresent.speakerButton({
+    state: function () {
+      var quizzes = quizzesOf(Reveal.getCurrentSlide());
+      var on = quizzes.length > 0 && quizzes[0].classList.contains("revealed");
+      return {
+        label: !quizzes.length ? TEXT.noQuiz : on ? TEXT.hide : TEXT.reveal,
+        enabled: quizzes.length > 0,
+        pressed: on,
+      };
+    },
+    press: toggleReveal,
+  });
+
+  // ---- reveal.js -------------------------------------------------------------------------
+  function asset(path) {
+    return (window.DECK_ASSETS && window.DECK_ASSETS[path]) || "assets/" + path;
+  }
+  function cursor(path) {
+    return "url(" + asset(path) + "), auto";
+  }
+  var MARKERS = [["black", "rgba(100,100,100,1)"], ["blue", "rgba(30,144,255,1)"],
+    ["red", "rgba(220,20,60,1)"], ["green", "rgba(50,205,50,1)"], ["orange", "rgba(255,140,0,1)"],
+    ["purple", "rgba(150,0,150,1)"], ["yellow", "rgba(255,220,0,1)"]];
+  var CHALKS = [["white", "rgba(255,255,255,0.5)"], ["blue", "rgba(96,154,244,0.5)"],
+    ["red", "rgba(237,20,28,0.5)"], ["green", "rgba(20,237,28,0.5)"],
+    ["orange", "rgba(220,133,41,0.5)"], ["purple", "rgba(220,0,220,0.5)"],
+    ["yellow", "rgba(255,220,0,0.5)"]];
+
   Reveal.on("ready", function () {
     document.documentElement.dataset.deckReady = "true";
+  });
+  Reveal.on("slidechanged", window.deckPresent.refreshSpeaker);
+  // reveal.js-menu's icon-only button and its scrolling list, named and reachable by keyboard.
+  Reveal.on("menu-ready", function () {
+    var button = document.querySelector(".slide-menu-button a");
+    if (button) {
+      button.setAttribute("aria-label", TEXT.menu);
+      button.setAttribute("role", "button");
+    }
+    document.querySelectorAll(".slide-menu-panel").forEach(function (panel) {
+      panel.tabIndex = 0;
+    });
+  });
+  Reveal.on("showhelp", function () {
+    document.querySelectorAll(".r-overlay-help .r-overlay-content").forEach(function (box) {
+      box.tabIndex = 0;
+    });
   });
   Reveal.on("pdf-ready", function () {
     // Every printed page is "present": let the PDF's tags and bookmarks see all of them.
@@ -30,6 +168,18 @@
     });
     document.documentElement.dataset.pdfReady = "true";
   });
+
+  // Space and Enter on a focused control in a slide (a quiz choice, a widget button) press it;
+  // they do not also turn the page.
+  function keyboardCondition(event) {
+    var active = document.activeElement;
+    var control = active && active.closest && active.closest(".reveal .slides") &&
+      active.matches("button, [role=button], a[href], summary, select");
+    return !(control && (event.keyCode === 32 || event.keyCode === 13));
+  }
+
+  var plugins = [RevealNotes];
+  if (!printing) plugins.push(RevealSearch, RevealZoom, RevealMenu, RevealChalkboard);
 
   Reveal.initialize({
     width: 1280,
@@ -42,47 +192,36 @@
     pdfSeparateFragments: false,
     pdfMaxPagesPerSlide: 1,
     transition: "slide",
-    plugins: [RevealNotes],
+    // Pacing in the speaker view: each slide's `data-timing` (from its notes); 0 elsewhere.
+    defaultTiming: planned > 0 ? 0 : null,
+    plugins: plugins,
+    keyboardCondition: keyboardCondition,
+    zoomKey: "alt", // Alt+click zooms on every system (reveal's default is Ctrl on Linux)
+    menu: {
+      // The page links menu.css and the icons itself (so a single-file deck has them
+      // inline): hand the plugin an empty stylesheet instead of a folder to load from.
+      path: "data:text/css,/**/",
+      loadIcons: false,
+      titleSelector: "h1, h2",
+      useTextContentForMissingTitles: true,
+      themes: false,
+      transitions: false,
+      markers: true,
+      openSlideNumber: true,
+    },
+    chalkboard: {
+      boardmarkers: MARKERS.map(function (m) {
+        return { color: m[1], cursor: cursor("chalkboard/img/boardmarker-" + m[0] + ".png") };
+      }),
+      chalks: CHALKS.map(function (c) {
+        return { color: c[1], cursor: cursor("chalkboard/img/chalk-" + c[0] + ".png") };
+      }),
+      eraser: { src: asset("chalkboard/img/sponge.png"), radius: 20 },
+      background: ["rgba(127,127,127,.1)", asset("chalkboard/img/blackboard.png")],
+    },
   });
 
-  // Turns the printed slide pages into A4 handout pages: each slide scaled down as it is
-  // (still vector), its speaker notes below. Called by the PDF printer after `pdf-ready`.
-  window.deckHandout = function () {
-    document.documentElement.classList.add("deck-handout");
-    document.querySelectorAll("style").forEach(function (style) {
-      if (/@page/.test(style.textContent)) style.remove();
-    });
-    var pages = Array.prototype.slice.call(document.querySelectorAll(".reveal .slides .pdf-page"));
-    pages.forEach(function (page) {
-      var wrap = document.createElement("div");
-      wrap.className = "handout-page";
-      if (page.querySelector("section.section-title")) wrap.classList.add("section-start");
-      var frame = document.createElement("div");
-      frame.className = "handout-frame";
-      page.parentNode.insertBefore(wrap, page);
-      frame.appendChild(page);
-      wrap.appendChild(frame);
-      page.querySelectorAll(".quiz").forEach(function (quiz) {
-        quiz.classList.add("revealed");
-        var explain = quiz.querySelector(".quiz-explain");
-        if (explain) explain.hidden = false;
-      });
-      var notes = page.querySelector("aside.notes");
-      var box = document.createElement("div");
-      box.className = "handout-notes";
-      box.innerHTML = notes ? notes.innerHTML : "";
-      var quizzes = page.querySelectorAll(".quiz");
-      quizzes.forEach(function (quiz) {
-        var right = quiz.querySelector('.quiz-choice[data-correct="true"]');
-        var explain = quiz.querySelector(".quiz-explain");
-        var answer = document.createElement("div");
-        answer.className = "handout-answer";
-        answer.innerHTML = "<strong>答案：</strong>" + right.innerHTML +
-          (explain ? "<div>" + explain.innerHTML + "</div>" : "");
-        box.appendChild(answer);
-      });
-      wrap.appendChild(box);
-    });
-    return pages.length;
-  };
+  if (!printing) {
+    Reveal.addKeyBinding({ keyCode: 65, key: "A", description: TEXT.revealKey }, toggleReveal);
+  }
 })();

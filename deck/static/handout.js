@@ -1,0 +1,188 @@
+// Handouts, laid out from the deck's print layout (`index.html?print-pdf`, after reveal's
+// `pdf-ready`) and then printed on A4 by the PDF printer:
+//   deckHandout("student")  slides, quizzes without answers, ruled space to write; no speaker
+//                           notes, only what a slide's `::: handout` block says;
+//   deckHandout("lecturer") slides, speaker notes with their minutes, and an answer key at the
+//                           end (answer, explanation, the file:line behind each quiz).
+// Slides stay vector (CSS zoom). Items are packed onto pages by their measured height, two
+// slides to a page wherever they fit. `deckHandout()` alone means "lecturer".
+(function () {
+  "use strict";
+  // A4 at 96 px/in minus the printer's margins (15 mm each side, 14 mm top, 16 mm bottom).
+  var PAGE = { width: 680, height: 1009 };
+  var GAP = 14;
+  var LINE = 25; // px between ruled lines (deck.css: .handout-lines > div)
+  var KINDS = {
+    student: { slideWidth: 620, lines: 4, notes: false },
+    lecturer: { slideWidth: 600, lines: 0, notes: true },
+  };
+  var english = /^en/i.test(document.documentElement.lang);
+  var TEXT = english
+    ? { slide: "Slide", min: "min", sofar: "so far", answer: "Answer: ", key: "Answer key",
+        quiz: "Quiz", source: "Computed at", explain: "Why: " }
+    : { slide: "幻灯片", min: "分钟", sofar: "累计", answer: "答案：", key: "测验答案",
+        quiz: "测验", source: "计算出处", explain: "解析：" };
+
+  function letter(n) {
+    return String.fromCharCode(65 + n);
+  }
+
+  function el(tag, className, html) {
+    var e = document.createElement(tag);
+    if (className) e.className = className;
+    if (html !== undefined) e.innerHTML = html;
+    return e;
+  }
+
+  function rightChoice(quiz) {
+    var choices = Array.prototype.slice.call(quiz.querySelectorAll(".quiz-choice"));
+    var k = choices.findIndex(function (b) { return b.dataset.correct === "true"; });
+    return { index: k, html: k >= 0 ? choices[k].innerHTML : "" };
+  }
+
+  function minutes(section) {
+    return (parseInt(section.dataset.timing || "0", 10) || 0) / 60;
+  }
+
+  function item(page, n, kind, clock) {
+    var spec = KINDS[kind];
+    var section = page.querySelector("section");
+    var wrap = el("div", "handout-item");
+    var frame = el("div", "handout-frame");
+    frame.style.width = spec.slideWidth + "px";
+    frame.style.height = (spec.slideWidth * 9) / 16 + "px";
+    page.style.zoom = String(spec.slideWidth / 1280);
+    page.parentNode.insertBefore(wrap, page);
+    frame.appendChild(page);
+    wrap.appendChild(frame);
+
+    var text = el("div", "handout-text");
+    page.querySelectorAll(".handout").forEach(function (block) {
+      text.appendChild(el("div", "handout-block", block.innerHTML));
+      block.remove();
+    });
+    var notes = page.querySelector("aside.notes");
+    var quizzes = page.querySelectorAll(".quiz");
+    if (spec.notes) {
+      var meta = TEXT.slide + " " + (n + 1);
+      if (minutes(section)) {
+        meta += " · " + minutes(section) + " " + TEXT.min + " · " + TEXT.sofar + " " + clock.done +
+          " / " + clock.total + " " + TEXT.min;
+      }
+      text.insertBefore(el("div", "handout-meta", meta), text.firstChild);
+      if (notes) text.appendChild(el("div", "handout-notes", notes.innerHTML));
+      quizzes.forEach(function (quiz) {
+        var right = rightChoice(quiz);
+        text.appendChild(el("div", "handout-answer",
+          "<strong>" + TEXT.answer + letter(right.index) + ".</strong> " + right.html));
+      });
+    } else {
+      // Nothing a student should not read yet stays in the page, printed or not.
+      if (notes) notes.remove();
+      quizzes.forEach(function (quiz) {
+        quiz.querySelectorAll(".quiz-explain, .quiz-feedback").forEach(function (e) { e.remove(); });
+        quiz.querySelectorAll("[data-correct]").forEach(function (b) { b.removeAttribute("data-correct"); });
+        quiz.removeAttribute("data-source");
+      });
+    }
+    if (text.childNodes.length) wrap.appendChild(text);
+    if (spec.lines) {
+      var lines = el("div", "handout-lines");
+      lines.setAttribute("aria-hidden", "true");
+      for (var k = 0; k < spec.lines; k++) lines.appendChild(el("div"));
+      wrap.appendChild(lines);
+    }
+    return wrap;
+  }
+
+  function answerKey(pages) {
+    var key = el("div", "handout-key");
+    key.appendChild(el("h1", null, TEXT.key));
+    var n = 0;
+    pages.forEach(function (page, p) {
+      var section = page.querySelector("section");
+      page.querySelectorAll(".quiz").forEach(function (quiz) {
+        n += 1;
+        var right = rightChoice(quiz);
+        var entry = el("div", "handout-key-entry");
+        entry.appendChild(el("div", "handout-key-title",
+          "<strong>" + TEXT.quiz + " " + n + "</strong> · " + TEXT.slide + " " + (p + 1)));
+        var question = quiz.querySelector(".quiz-question");
+        if (question) entry.appendChild(el("div", "handout-key-question", question.innerHTML));
+        entry.appendChild(el("div", "handout-key-answer",
+          "<strong>" + TEXT.answer + letter(right.index) + ".</strong> " + right.html));
+        var explain = quiz.querySelector(".quiz-explain");
+        if (explain) {
+          entry.appendChild(el("div", "handout-key-explain",
+            "<strong>" + TEXT.explain + "</strong>" + explain.innerHTML));
+        }
+        var source = quiz.dataset.source || section.dataset.source || "";
+        var where = el("div", "handout-key-source");
+        where.appendChild(el("strong", null, TEXT.source + " "));
+        where.appendChild(el("code")).textContent = source;
+        entry.appendChild(where);
+        key.appendChild(entry);
+      });
+    });
+    return n ? key : null;
+  }
+
+  // Groups the items into pages: as many as fit by height, in order. All heights are read
+  // before anything moves (one layout, not one per item).
+  function pack(container, items, height) {
+    var heights = items.map(function (it) { return it.getBoundingClientRect().height; });
+    var sheets = [];
+    var sheet = null;
+    var used = 0;
+    items.forEach(function (it, k) {
+      var h = heights[k];
+      if (!sheet || used + GAP + h > height) {
+        sheet = el("div", "handout-sheet");
+        container.insertBefore(sheet, it);
+        sheets.push(sheet);
+        used = h;
+      } else {
+        used += GAP + h;
+      }
+      sheet.appendChild(it);
+      sheet.dataset.used = String(used);
+    });
+    return sheets;
+  }
+
+  // What a page has left goes to the writing space of its slides, in whole lines.
+  function moreLines(sheets, height) {
+    sheets.forEach(function (sheet) {
+      var boxes = sheet.querySelectorAll(".handout-lines");
+      var spare = height - parseFloat(sheet.dataset.used) - 2;
+      var each = boxes.length ? Math.floor(spare / boxes.length / LINE) : 0;
+      boxes.forEach(function (box) {
+        for (var k = 0; k < each; k++) box.appendChild(el("div"));
+      });
+    });
+  }
+
+  window.deckHandout = function (kind, options) {
+    kind = KINDS[kind] ? kind : "lecturer";
+    var height = (options && options.pageHeight) || PAGE.height;
+    var root = document.documentElement;
+    root.classList.add("deck-handout", "deck-handout-" + kind);
+    document.querySelectorAll("style").forEach(function (style) {
+      if (/@page/.test(style.textContent)) style.remove();
+    });
+    var container = document.querySelector(".reveal .slides");
+    var pages = Array.prototype.slice.call(container.querySelectorAll(".pdf-page"));
+    var total = pages.reduce(function (s, p) { return s + minutes(p.querySelector("section")); }, 0);
+    var clock = { done: 0, total: total };
+    var key = kind === "lecturer" ? answerKey(pages) : null;
+    var items = pages.map(function (page, n) {
+      clock.done += minutes(page.querySelector("section"));
+      return item(page, n, kind, clock);
+    });
+    var sheets = pack(container, items, height);
+    moreLines(sheets, height);
+    if (key) document.body.appendChild(key);
+    root.dataset.handoutSheets = String(sheets.length);
+    return pages.length;
+  };
+})();

@@ -1,0 +1,240 @@
+// Two windows, one lecture: the projector (the main deck) and reveal's speaker view, whose
+// slide previews are more copies of the deck (`?receiver`). What a click, a key or an input
+// changes in one copy (a quiz choice, a widget button, a revealed answer) is replayed in every
+// other copy, so the lecturer can drive the projector from the preview and the other way round.
+//
+// The main window is the hub: a preview sends its actions to `parent.opener` (allowed across
+// origins, so it works from file://) and the hub replays them and passes them on. A preview
+// that connects late gets the whole log replayed. The hub also dresses the speaker window:
+// the formula styles for the notes, and a button that reveals the current quiz's answer.
+(function () {
+  "use strict";
+  var NS = "deck-sync";
+  var CONTROLS = "button, input, select, textarea";
+  var receiver = /(^|[?&])receiver/i.test(window.location.search);
+  var replaying = false;
+  var log = [];
+  var previews = [];
+  var handlers = {};
+  var speakerWindow = null;
+  var speakerButton = null;
+
+  function slides() {
+    return document.querySelectorAll(".reveal .slides section");
+  }
+
+  function address(el) {
+    var section = el.closest(".reveal .slides section");
+    if (!section) return null;
+    var s = Array.prototype.indexOf.call(slides(), section);
+    var i = Array.prototype.indexOf.call(section.querySelectorAll(CONTROLS), el);
+    return i < 0 ? null : { s: s, i: i };
+  }
+
+  function control(action) {
+    var section = slides()[action.s];
+    return section ? section.querySelectorAll(CONTROLS)[action.i] : null;
+  }
+
+  function hub() {
+    try {
+      return window.parent !== window ? window.parent.opener : window.opener;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function isPreview(win) {
+    try {
+      return !!win && win.parent !== win && win.parent.opener === window;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  // Replays one action in this copy of the deck, without publishing it again.
+  function apply(action) {
+    replaying = true;
+    try {
+      var el = action.s === undefined ? null : control(action);
+      if (action.kind === "click") {
+        if (el) el.click();
+      } else if (action.kind === "input" || action.kind === "change") {
+        if (!el) return;
+        if ("checked" in action) el.checked = action.checked;
+        else el.value = action.value;
+        el.dispatchEvent(new Event(action.kind, { bubbles: true }));
+      } else if (handlers[action.kind]) {
+        handlers[action.kind](action);
+      }
+    } finally {
+      replaying = false;
+    }
+    refreshSpeaker();
+  }
+
+  function post(win, message) {
+    try {
+      win.postMessage(JSON.stringify(message), "*");
+    } catch (e) {
+      /* a closed window */
+    }
+  }
+
+  function publish(action, from) {
+    if (replaying) return;
+    var message = { namespace: NS, type: "action", action: action };
+    if (receiver) {
+      var main = hub();
+      if (main) post(main, message);
+      return;
+    }
+    remember(action);
+    previews = previews.filter(function (w) { return !w.closed; });
+    previews.forEach(function (w) { if (w !== from) post(w, message); });
+    refreshSpeaker();
+  }
+
+  // The log a late preview replays. Setting a value (an input, a reveal) is idempotent, so
+  // only the last one per control is kept; clicks may toggle, so all of them are.
+  function remember(action) {
+    if (action.kind !== "click") {
+      log = log.filter(function (a) {
+        return !(a.kind === action.kind && a.s === action.s && a.i === action.i);
+      });
+    }
+    log.push(action);
+  }
+
+  // Does `action` here and in every other window.
+  function perform(action) {
+    apply(action);
+    publish(action);
+  }
+
+  document.addEventListener("click", function (event) {
+    var el = event.target.closest && event.target.closest(CONTROLS);
+    if (replaying || !el) return;
+    var pressable = el.tagName === "BUTTON" || /^(button|submit|reset)$/.test(el.type);
+    var at = pressable && address(el);
+    if (at) publish({ kind: "click", s: at.s, i: at.i });
+  }, true);
+
+  ["input", "change"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      var el = event.target;
+      if (replaying || !el.matches || !el.matches("input, select, textarea")) return;
+      var at = address(el);
+      if (!at) return;
+      var action = { kind: type, s: at.s, i: at.i };
+      if (el.type === "checkbox" || el.type === "radio") action.checked = el.checked;
+      else action.value = el.value;
+      publish(action);
+    }, true);
+  });
+
+  window.addEventListener("message", function (event) {
+    var data;
+    try {
+      data = typeof event.data === "string" ? JSON.parse(event.data) : event.data;
+    } catch (e) {
+      return;
+    }
+    if (!data || typeof data !== "object") return;
+    if (data.namespace === "reveal-notes" && !receiver) dressSpeaker(event.source);
+    if (data.namespace !== NS) return;
+    if (receiver) {
+      if (event.source !== hub()) return;
+      if (data.type === "action") apply(data.action);
+      if (data.type === "replay") data.actions.forEach(apply);
+    } else if (isPreview(event.source)) {
+      if (previews.indexOf(event.source) < 0) previews.push(event.source);
+      if (data.type === "hello") post(event.source, { namespace: NS, type: "replay", actions: log });
+      if (data.type === "action") {
+        apply(data.action);
+        publish(data.action, event.source);
+      }
+    }
+  });
+
+  // A preview asks for what happened before it loaded once its own deck is set up.
+  Reveal.on("ready", function () {
+    if (receiver && hub()) post(hub(), { namespace: NS, type: "hello" });
+  });
+
+  // ---- the speaker window ------------------------------------------------------------
+
+  var SPEAKER_CSS = [
+    ".speaker-controls-notes .value { font-family: 'Noto Sans CJK SC', 'Noto Sans SC', sans-serif; }",
+    ".speaker-controls-deck { padding: 10px 16px; border-bottom: 1px solid rgba(200,200,200,.5); }",
+    ".speaker-controls-deck button { font: inherit; font-size: 16px; padding: 6px 14px;",
+    "  border: 2px solid #1a5fb4; border-radius: 6px; background: #fff; color: #1a5fb4;",
+    "  cursor: pointer; }",
+    ".speaker-controls-deck button[aria-pressed=true] { background: #1a5fb4; color: #fff; }",
+    ".speaker-controls-deck button:disabled { border-color: #aaa; color: #767676; cursor: default; }",
+  ].join("\n");
+
+  function dressSpeaker(win) {
+    var doc;
+    try {
+      doc = win && win !== window && win.document;
+      if (!doc || !doc.querySelector("#speaker-controls")) return;
+    } catch (e) {
+      return;
+    }
+    speakerWindow = win;
+    if (doc.getElementById("deck-speaker-style")) return;
+    // The stylesheets marked for it (KaTeX's): formulas in the notes look as on the slides.
+    document.querySelectorAll("[data-speaker-css]").forEach(function (el) {
+      var copy;
+      if (el.tagName === "LINK") {
+        copy = doc.createElement("link");
+        copy.rel = "stylesheet";
+        copy.href = el.href;
+      } else {
+        copy = doc.createElement("style");
+        copy.textContent = el.textContent;
+      }
+      doc.head.appendChild(copy);
+    });
+    var style = doc.createElement("style");
+    style.id = "deck-speaker-style";
+    style.textContent = SPEAKER_CSS;
+    doc.head.appendChild(style);
+    doc.documentElement.lang = document.documentElement.lang;
+    if (speakerButton) {
+      var box = doc.createElement("div");
+      box.className = "speaker-controls-deck";
+      var button = doc.createElement("button");
+      button.type = "button";
+      button.className = "deck-speaker-button";
+      button.addEventListener("click", function () { speakerButton.press(); });
+      box.appendChild(button);
+      var controls = doc.querySelector("#speaker-controls");
+      controls.insertBefore(box, controls.querySelector(".speaker-controls-notes"));
+    }
+    refreshSpeaker();
+  }
+
+  function refreshSpeaker() {
+    if (!speakerWindow || speakerWindow.closed || !speakerButton) return;
+    var button = speakerWindow.document.querySelector(".deck-speaker-button");
+    if (!button) return;
+    var state = speakerButton.state();
+    button.textContent = state.label;
+    button.disabled = !state.enabled;
+    button.setAttribute("aria-pressed", state.pressed ? "true" : "false");
+    button.parentNode.hidden = !state.enabled; // the notes keep the room on other slides
+  }
+
+  window.deckPresent = {
+    receiver: receiver,
+    perform: perform,
+    // `kind` → function(action) applying an action of that kind in this window.
+    handle: function (kind, fn) { handlers[kind] = fn; },
+    // {state() → {label, enabled, pressed}, press()}: a button in the speaker window.
+    speakerButton: function (spec) { speakerButton = spec; refreshSpeaker(); },
+    refreshSpeaker: refreshSpeaker,
+    speakerWindow: function () { return speakerWindow; },
+  };
+})();
