@@ -28,7 +28,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("dist"), help="output folder")
     p.add_argument("--figures", type=Path, default=Path("figures"), help="figures folder")
     p.add_argument("--cache", type=Path, default=Path(".cache"), help=argparse.SUPPRESS)
-    p.add_argument("--no-pdf", action="store_true", help="skip slides.pdf and handout.pdf")
+    p.add_argument(
+        "--no-pdf", action="store_true", help="skip slides.pdf, handout.pdf and notes.pdf"
+    )
+    p.add_argument(
+        "--single-file",
+        action="store_true",
+        help="also write OUT/<lesson>.html with every asset inlined (presents offline, alone)",
+    )
     p.add_argument(
         "--serve",
         action="store_true",
@@ -83,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         force=args.force,
         jobs=args.jobs,
         verbose=args.verbose,
+        single_file=args.single_file,
     )
     if args.serve:
         from deck.serve import ServeError, parse_port, serve

@@ -90,7 +90,10 @@ def outputs_digest(hasher: Hasher, folders: list[Path]) -> str:
     h = hashlib.sha256()
     for folder in folders:
         h.update(str(folder).encode() + b"\0")
-        h.update(json.dumps(hasher.tree(folder), sort_keys=True).encode())
+        if folder.is_file():
+            h.update(hasher.file(folder).encode())
+        else:
+            h.update(json.dumps(hasher.tree(folder), sort_keys=True).encode())
     return h.hexdigest()
 
 

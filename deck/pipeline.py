@@ -128,6 +128,9 @@ def write(
     build_id = new_build_id()
     out = Target(options.out / lesson.name, build_id)
     figures = Target(options.figures / lesson.name, build_id)
+    targets = [out, figures]
+    if options.single_file:  # dist/<lesson>.html, every asset inlined
+        targets.append(Target(options.out / f"{lesson.name}.html", build_id))
     try:
         for target in (out, figures):
             target.staging.mkdir(parents=True)
@@ -147,12 +150,20 @@ def write(
         )
         record = {"hash": stamp, "pdfs": pdfs, "warnings": warnings}
         (staging / PDF_RECORD).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
-        publish([out, figures])
+        if options.single_file:
+            from deck.singlefile import inline_deck
+
+            targets[2].staging.write_text(inline_deck(staging / "index.html"), "utf-8")
+        publish(targets)
         report.published = True
     finally:
-        for target in (out, figures):
-            shutil.rmtree(target.staging, ignore_errors=True)
-    log(f"  wrote   {out.path}/index.html, values.json" + "".join(f", {p}" for p in pdfs))
+        for target in targets:
+            if target.staging.is_dir():
+                shutil.rmtree(target.staging, ignore_errors=True)
+            else:
+                target.staging.unlink(missing_ok=True)
+    single = f", {targets[2].path}" if options.single_file else ""
+    log(f"  wrote   {out.path}/index.html, values.json" + "".join(f", {p}" for p in pdfs) + single)
 
 
 def previous_build(out: Path) -> dict:

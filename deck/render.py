@@ -12,6 +12,7 @@ page is the same, byte for byte, as a full render.
 
 from __future__ import annotations
 
+import ast
 import html
 import re
 from dataclasses import dataclass, field, replace
@@ -281,6 +282,7 @@ class _SectionRenderer:
                 )
         question = self.text(quiz.question, quiz.loc)
         explanation = self.text(quiz.explanation, quiz.loc) if quiz.explanation else ""
+        source = str(answer_source(self.section, quiz, correct))
         self.records["quizzes"].append(
             {
                 "question": self.plain(question),
@@ -289,11 +291,16 @@ class _SectionRenderer:
                 "answer_text": texts[correct],
                 "explanation": self.plain(explanation),
                 "loc": str(quiz.loc),
+                "source": source,
                 "slide": self.number,
             }
         )
         return self.quiz_template.render(
-            question=question, choices=choices, correct=correct, explanation=explanation
+            question=question,
+            choices=choices,
+            correct=correct,
+            explanation=explanation,
+            source=source,
         )
 
     # ---- slides ---------------------------------------------------------------------
@@ -459,3 +466,51 @@ def _data_attrs(attrs: dict[str, str]) -> dict[str, str]:
         (k if k in SLIDE_ATTRS or k.startswith("data-") else f"data-{k}"): v
         for k, v in attrs.items()
     }
+
+
+def answer_source(section: Section, quiz: Quiz, correct: int) -> Loc:
+    """Where a quiz's answer is computed: the last cell before the quiz that assigns a name
+    the answer's expression uses (the `answer=` expression, or the inline values of the right
+    choice); the quiz itself when no cell does."""
+    if quiz.answer is not None:
+        exprs = [quiz.answer.expr]
+    else:
+        indices = [int(m) for m in VALUE.findall(quiz.choices[correct].text)]
+        exprs = [section.inlines[k].expr for k in indices]
+    names: set[str] = set()
+    for expr in exprs:
+        try:
+            tree = ast.parse(expr.strip(), mode="eval")
+        except SyntaxError:
+            continue
+        names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    found = quiz.loc
+    for cell in section.cells():
+        if cell.loc.line > quiz.loc.line or not names:
+            break
+        lines = [node.lineno for node in _binding_nodes(cell.code) if _binds(node) & names]
+        if lines:
+            found = Loc(cell.loc.path, cell.code_line + max(lines) - 1)
+    return found
+
+
+def _binding_nodes(code: str) -> list[ast.AST]:
+    try:
+        return list(ast.walk(ast.parse(code)))
+    except SyntaxError:
+        return []
+
+
+def _binds(node: ast.AST) -> set[str]:
+    """The names a statement binds (assignment targets, loop variables, defs, imports)."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For):
+        targets = [node.target]
+    elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+        return {node.name}
+    elif isinstance(node, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    else:
+        return set()
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}

@@ -82,6 +82,8 @@ def build_one(name: str, options: Options, log: Log, report: Report, progress: o
     t0 = time.perf_counter()
     folder = options.content / name
     targets = [options.out / name, options.figures / name]
+    if options.single_file:
+        targets.append(options.out / f"{name}.html")
     with output_lock(options.out, log):
         clean_leftovers(targets)
         manifest = Manifest.load(options.cache / f"{name}.manifest.json")
