@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from deck.cache import cache_key, environment_fingerprint
 from deck.load import load_lesson
-from fixture_build import ROOT, copy_fixture, run_build
+from fixture_build import copy_fixture, run_build
+from report_build import build_report
 
 
 def keys(folder: Path) -> dict[str, str]:
@@ -31,8 +30,24 @@ def test_prose_notes_and_line_shifts_keep_the_key(tmp_path: Path):
     edit(section, "计算结果直接出现在幻灯片上。", "改写的讲解文字。\n\n\n多几行。")
     edit(section, "开场：介绍本节。", "新的讲稿。")
     edit(section, "## 这不是新幻灯片", "## 改过的代码块")  # a plain code block is prose
-    edit(section, "answer = square(12)", "answer = square(12)   ")  # trailing spaces
     assert keys(folder) == before
+
+
+def test_code_is_keyed_as_written(tmp_path: Path):
+    """Blank lines and trailing spaces inside a string literal are behaviour; the key holds
+    the code as written, so even a change that could not matter re-runs (never the reverse)."""
+    folder = copy_fixture("mini", tmp_path)
+    section = folder / "01-basics.md"
+    edit(section, "answer = square(12)\n", 'answer = square(12)\ntext = """a\n\nb  \n"""\n')
+    seen = {keys(folder)["01-basics"]}
+    for old, new in [
+        ('"""a\n\nb  \n"""', '"""a\nb  \n"""'),  # a blank line removed inside the string
+        ('"""a\nb  \n"""', '"""a\nb\n"""'),  # trailing spaces removed inside the string
+        ("answer = square(12)\n", "answer = square(12)   \n"),  # trailing spaces in code
+    ]:
+        edit(section, old, new)
+        seen.add(keys(folder)["01-basics"])
+    assert len(seen) == 4
 
 
 def test_code_edit_changes_only_that_sections_key(tmp_path: Path):
@@ -62,54 +77,44 @@ def test_lesson_module_and_seed_change_every_key(tmp_path: Path):
         assert len({before[name], after_module[name], after_seed[name]}) == 3
 
 
-BUILD_AND_REPORT_IMPORTS = """
-import json, sys
-from deck.cli import main
-code = main(sys.argv[1:])
-heavy = [m for m in ("torch", "matplotlib", "numpy", "playwright") if m in sys.modules]
-print(json.dumps({"code": code, "heavy": heavy}))
-"""
-
-
-def build_in_process(root: Path, *args: str) -> tuple[dict, str]:
-    proc = subprocess.run(
-        [sys.executable, "-c", BUILD_AND_REPORT_IMPORTS, *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
-
-
 def test_unchanged_rebuild_imports_no_torch_and_reruns_nothing(tmp_path: Path):
     copy_fixture("torchy", tmp_path)
-    first = run_build(tmp_path, "torchy", "--no-pdf")
-    assert first.returncode == 0, first.stderr
-    assert "ran" in first.stderr
-    report, log = build_in_process(tmp_path, "torchy", "--no-pdf")
-    assert report == {"code": 0, "heavy": []}
-    assert "cached" in log and " ran " not in log
+    first = build_report(tmp_path, "torchy")
+    assert first["executed"] == ["torchy/01-tensor"] and first["reasons"] == {
+        "torchy/01-tensor": "new"
+    }
+    again = build_report(tmp_path, "torchy")
+    assert (again["ok"], again["executed"], again["cached"]) == (True, [], 1)
+    assert again["heavy"] == []
 
 
 def test_prose_edit_rebuild_runs_no_cell(tmp_path: Path):
     folder = copy_fixture("torchy", tmp_path)
-    assert run_build(tmp_path, "torchy", "--no-pdf").returncode == 0
+    assert build_report(tmp_path, "torchy")["executed"] == ["torchy/01-tensor"]
     edit(folder / "01-tensor.md", "种子来自 lesson.yml。", "讲稿改过了。")
-    report, log = build_in_process(tmp_path, "torchy", "--no-pdf")
-    assert report["heavy"] == []
+    edit(folder / "01-tensor.md", "## 张量\n", "## 张量\n\n多了一段说明。\n")
+    report = build_report(tmp_path, "torchy")
+    assert (report["executed"], report["cached"], report["heavy"]) == ([], 1, [])
     html = (tmp_path / "dist/torchy/index.html").read_text()
-    assert "讲稿改过了。" in html
+    assert "讲稿改过了。" in html and "多了一段说明。" in html
+
+
+def test_code_edit_reruns_only_that_section(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    assert len(build_report(tmp_path, "mini")["executed"]) == 2
+    edit(folder / "01-basics.md", "square(12)", "square(13)")
+    report = build_report(tmp_path, "mini")
+    assert report["executed"] == ["mini/01-basics"]
+    assert report["reasons"] == {"mini/01-basics": "code changed"}
+    assert "169" in (tmp_path / "dist/mini/index.html").read_text()
 
 
 def test_force_reruns_every_section(tmp_path: Path):
     copy_fixture("mini", tmp_path)
-    assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
-    again = run_build(tmp_path, "mini", "--no-pdf", "--force")
-    assert again.returncode == 0
-    assert again.stderr.count(" ran ") == 2
+    assert build_report(tmp_path, "mini")["ok"]
+    again = build_report(tmp_path, "mini", force=True)
+    assert again["executed"] == ["mini/01-basics", "mini/02-figure"]
+    assert set(again["reasons"].values()) == {"--force"}
 
 
 def test_prose_added_above_cells_keeps_their_outputs_in_a_cached_build(tmp_path: Path):
@@ -117,8 +122,8 @@ def test_prose_added_above_cells_keeps_their_outputs_in_a_cached_build(tmp_path:
     assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
     before = json.loads((tmp_path / "dist/mini/values.json").read_text())
     edit(folder / "02-figure.md", "## 一张图\n", "## 一张图\n\n新加的一段说明。\n\n更多说明。\n")
-    proc = run_build(tmp_path, "mini", "--no-pdf")
-    assert proc.returncode == 0 and " ran " not in proc.stderr
+    report = build_report(tmp_path, "mini")
+    assert report["executed"] == []
     after = json.loads((tmp_path / "dist/mini/values.json").read_text())
     assert [f["file"] for f in after["figures"]] == [f["file"] for f in before["figures"]]
     assert after["figures"][0]["loc"] == "content/mini/02-figure.md:15"  # the new line

@@ -1,0 +1,179 @@
+"""What a section depended on while it ran, recorded inside the worker process.
+
+Files come from Python's `open` audit events (every `open()`, `io.open`, `os.open`, and the
+files that numpy, pandas, torch and matplotlib open through them); modules from `sys.modules`
+at the end of the run. Each path is sorted into one of:
+
+- the standard library: covered by the Python version in the cache key, not recorded;
+- site-packages: the distribution that owns it is recorded with its version and the hash of
+  its RECORD (which lists the hash of every file the distribution installed);
+- the deck package itself: an "engine" file, recorded with its hash;
+- anything else (the lesson folder, data files, fonts, modules on PYTHONPATH): a "file",
+  recorded with its hash, unless the section itself wrote it before reading it (its output).
+
+Not seen: files read by native code without Python's `open` (safetensors' Rust reader, for
+example); the distribution behind such a reader is still recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+from deck.cache import digest
+from deck.model import Dependency
+
+SKIPPED_ROOTS = ("/dev/", "/proc/", "/sys/")
+SITE_DIR_NAMES = ("site-packages", "dist-packages")
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+class Recorder:
+    """Collects the files a section reads; `dependencies()` turns them into `Dependency`s."""
+
+    def __init__(self, lesson_dir: str, deck_dir: str, ignore: list[str]):
+        self.lesson_dir = _real(lesson_dir)
+        self.deck_dir = _real(deck_dir)
+        self.ignore = [_real(p) for p in ignore]
+        paths = sysconfig.get_paths()
+        self.sites = sorted(
+            {_real(p) for p in sys.path if p and os.path.basename(p) in SITE_DIR_NAMES}
+            | {_real(paths[k]) for k in ("purelib", "platlib") if k in paths}
+        )
+        # The standard library: its folders, and the entries of sys.path inside the Python
+        # installation that are not site folders (python311.zip, lib-dynload).
+        prefixes = {_real(sys.prefix), _real(sys.base_prefix)}
+        self.stdlib = sorted(
+            {_real(paths[k]) for k in ("stdlib", "platstdlib") if k in paths}
+            | {
+                _real(p)
+                for p in sys.path
+                if p
+                and _real(p) not in self.sites
+                and any(_under(_real(p), prefix) for prefix in prefixes)
+            }
+        )
+        self.read: dict[str, None] = {}  # input files in the order first read
+        self.written: set[str] = set()
+        self.site_tops: set[str] = set()  # top-level names of site-packages files opened
+
+    # ---- recording (called for every audit event: keep it cheap) -----------------------
+
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
+        if event != "open":
+            return
+        try:
+            self._opened(*args[:3])
+        except Exception:  # noqa: BLE001 - recording must never break the author's code
+            pass
+
+    def _opened(self, file: Any, mode: Any, flags: Any) -> None:
+        if isinstance(file, int):
+            return
+        path = os.fsdecode(os.fspath(file))
+        path = os.path.abspath(path)
+        if isinstance(mode, str):
+            reads = "r" in mode or "+" in mode
+            writes = any(c in mode for c in "wax+")
+        else:
+            access = (flags or 0) & os.O_ACCMODE
+            reads = access in (os.O_RDONLY, os.O_RDWR)
+            writes = access in (os.O_WRONLY, os.O_RDWR) or bool((flags or 0) & os.O_CREAT)
+        if reads and path not in self.read and path not in self.written:
+            self.read[path] = None
+        if writes:
+            self.written.add(path)
+
+    # ---- results ----------------------------------------------------------------------
+
+    def _kind(self, real: str) -> str | None:
+        if real.startswith(SKIPPED_ROOTS) or "__pycache__" in real.split(os.sep):
+            return None
+        if any(_under(real, p) for p in self.ignore):
+            return None
+        if _under(real, self.deck_dir):
+            return "engine"
+        for site in self.sites:
+            if _under(real, site):
+                top = real[len(site) + 1 :].split(os.sep)[0]
+                self.site_tops.add(top.split(".")[0])
+                return None
+        if any(_under(real, p) for p in self.stdlib):
+            return None
+        return "file"
+
+    def _name(self, real: str, kind: str) -> tuple[str, str]:
+        """(name shown in messages, path stored in the entry)."""
+        if _under(real, self.lesson_dir):
+            rel = os.path.relpath(real, self.lesson_dir)
+            return rel, rel
+        if kind == "engine":
+            return "deck/" + os.path.relpath(real, self.deck_dir), real
+        return real, real
+
+    def dependencies(self) -> tuple[Dependency, ...]:
+        paths: dict[str, str] = {}  # real path -> kind
+        for path in self.read:
+            real = _real(path)
+            kind = self._kind(real)
+            if kind is not None and real not in paths:
+                paths[real] = kind
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if file is None:
+                locations = getattr(module, "__path__", None) or []
+                file = next(iter(locations), None)
+            if not isinstance(file, str):
+                continue
+            real = _real(file)
+            kind = self._kind(real)
+            if kind is not None and real not in paths and os.path.isfile(real):
+                paths[real] = kind
+        deps = []
+        for real, kind in sorted(paths.items()):
+            name, stored = self._name(real, kind)
+            deps.append(Dependency(kind, name, stored, *digest(Path(real))))
+        deps.extend(self._distributions())
+        return tuple(deps)
+
+    def _distributions(self) -> list[Dependency]:
+        """The distributions that own the site-packages modules and files the section used."""
+        tops = set(self.site_tops)
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None) or next(
+                iter(getattr(module, "__path__", None) or []), None
+            )
+            if isinstance(file, str):
+                real = _real(file)
+                if any(_under(real, site) for site in self.sites):
+                    tops.add(name.partition(".")[0])
+        if not tops:
+            return []
+        from importlib import metadata
+
+        owners = metadata.packages_distributions()
+        names = sorted({dist for top in tops for dist in owners.get(top, [])})
+        deps = []
+        for name in names:
+            try:
+                dist = metadata.distribution(name)
+            except metadata.PackageNotFoundError:
+                continue
+            folder = getattr(dist, "_path", None)  # the .dist-info folder
+            record = _real(str(Path(folder) / "RECORD")) if folder else ""
+            if not record or not os.path.isfile(record):
+                record = _real(str(Path(folder) / "METADATA")) if folder else ""
+            label = f"{dist.metadata['Name'] or name} {dist.version}"
+            if record and os.path.isfile(record):
+                deps.append(Dependency("dist", label, record, *digest(Path(record))))
+        return deps
