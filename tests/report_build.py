@@ -34,8 +34,9 @@ print(json.dumps({**answer, "log": log, "heavy": heavy}))
 """
 
 
-def build_report(root: Path, lesson: str, **options: Any) -> dict[str, Any]:
-    """Build `root/content/<lesson>` (HTML only unless `pdf=True`) with output in `root`.
+def build_report(root: Path, lesson: str, engine: Path = ROOT, **options: Any) -> dict[str, Any]:
+    """Build `root/content/<lesson>` (HTML only unless `pdf=True`) with output in `root`,
+    using the `deck` package found in `engine`.
 
     Returns the `Report` fields (`executed`, `reasons`, `ran`, `cached`, …) or, for a failed
     build, `ok: False` and `errors`; plus `log` lines and the `heavy` modules this process
@@ -50,7 +51,7 @@ def build_report(root: Path, lesson: str, **options: Any) -> dict[str, Any]:
         **options,
     }
     env = dict(
-        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+        os.environ, PYTHONPATH=os.pathsep.join([str(engine), os.environ.get("PYTHONPATH", "")])
     )
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT, json.dumps([[lesson], settings])],

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
+import pytest
+
+from catalogue import write_lesson
 from deck.cache import cache_key, environment_fingerprint
 from deck.load import load_lesson
-from fixture_build import copy_fixture, run_build
+from fixture_build import ROOT, copy_fixture, run_build
 from report_build import build_report
 
 
@@ -129,3 +134,216 @@ def test_prose_added_above_cells_keeps_their_outputs_in_a_cached_build(tmp_path:
     assert after["figures"][0]["loc"] == "content/mini/02-figure.md:15"  # the new line
     assert len(after["outputs"]) == len(before["outputs"])
     assert '<img src="figures/parabola.svg"' in (tmp_path / "dist/mini/index.html").read_text()
+
+
+# ---- what a section read, installed, and ran on is checked on lookup ------------------------
+
+READERS = {
+    "01-csv.md": """
+        ## 读文本
+
+        ```{python}
+        with open("data.csv") as f:
+            total = sum(int(x) for x in f.read().split(","))
+        ```
+
+        合计：`{python} total`。
+        """,
+    "02-npy.md": """
+        ## 读数组
+
+        ```{python}
+        import numpy as np
+        weights = np.load("weights.npy")
+        ```
+
+        最大：`{python} int(weights.max())`。
+        """,
+    "03-scratch.md": """
+        ## 自己写、自己读
+
+        ```{python}
+        import os
+        with open("scratch.txt", "w") as f:
+            f.write("5")
+        with open("scratch.txt") as f:
+            five = int(f.read())
+        os.remove("scratch.txt")
+        ```
+
+        `{python} five`
+        """,
+    "data.csv": "1,2,3",
+}
+
+
+def shown(root: Path) -> list[str]:
+    values = json.loads((root / "dist/cat/values.json").read_text("utf-8"))
+    return [v["text"] for v in values["values"]]
+
+
+def test_a_changed_data_file_reruns_only_the_section_that_read_it(tmp_path: Path):
+    import numpy as np
+
+    folder = write_lesson(tmp_path, READERS)
+    np.save(folder / "weights.npy", np.array([1, 7, 2]))
+    assert len(build_report(tmp_path, "cat")["executed"]) == 3
+    assert shown(tmp_path) == ["6", "7", "5"]
+    assert build_report(tmp_path, "cat")["executed"] == []  # its own scratch file is no input
+
+    (folder / "data.csv").write_text("1,2,30")
+    report = build_report(tmp_path, "cat")
+    assert report["reasons"] == {"cat/01-csv": "data.csv changed"}
+    assert shown(tmp_path) == ["33", "7", "5"]
+
+    np.save(folder / "weights.npy", np.array([1, 9, 2]))
+    report = build_report(tmp_path, "cat")
+    assert report["reasons"] == {"cat/02-npy": "weights.npy changed"}
+    assert shown(tmp_path) == ["33", "9", "5"]
+
+    os.utime(folder / "data.csv", (1e9, 1e9))  # touched, not changed: hashed again, not rerun
+    assert build_report(tmp_path, "cat")["executed"] == []
+
+    (folder / "data.csv").unlink()
+    report = build_report(tmp_path, "cat")
+    assert report["ok"] is False
+    assert report["errors"][0].startswith("content/cat/01-csv.md:4: error [exec] FileNotFoundError")
+
+
+def test_a_code_change_inside_a_string_literal_reruns(tmp_path: Path):
+    section = '## 字符串\n\n```{python}\ntext = """a\n\nb"""\n```\n\n`{python} len(text)`\n'
+    folder = write_lesson(tmp_path, {"01-a.md": section})
+    build_report(tmp_path, "cat")
+    assert shown(tmp_path) == ["4"]
+    (folder / "01-a.md").write_text(section.replace("a\n\nb", "a\nb"), "utf-8")
+    assert build_report(tmp_path, "cat")["reasons"] == {"cat/01-a": "code changed"}
+    assert shown(tmp_path) == ["3"]
+
+
+def fake_distribution(site: Path, version: str, scale: int) -> None:
+    """A distribution `fakedist` installed into `site` (a folder named site-packages)."""
+    for old in site.glob("fakedist-*.dist-info"):
+        shutil.rmtree(old)
+    package = site / "fakedist"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text(f"SCALE = {scale}\n")
+    info = site / f"fakedist-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: fakedist\nVersion: {version}\n")
+    (info / "top_level.txt").write_text("fakedist\n")
+    (info / "RECORD").write_text(f"fakedist/__init__.py,sha256=scale{scale},10\n")
+
+
+def test_distributions_behind_imported_modules_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    site = tmp_path / "env/site-packages"
+    fake_distribution(site, "1.0", 2)
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    uses = "## 用库\n\n```{python}\nimport fakedist\n```\n\n`{python} fakedist.SCALE`\n"
+    plain = "## 不用\n\n```{python}\nx = 1\n```\n\n`{python} x`\n"
+    write_lesson(tmp_path, {"01-uses.md": uses, "02-plain.md": plain})
+    assert len(build_report(tmp_path, "cat")["executed"]) == 2
+    assert shown(tmp_path) == ["2", "1"]
+
+    fake_distribution(site, "1.1", 3)  # upgraded
+    report = build_report(tmp_path, "cat")
+    assert report["reasons"] == {"cat/01-uses": "fakedist 1.0 no longer installed"}
+    assert shown(tmp_path) == ["3", "1"]
+
+    fake_distribution(site, "1.1", 4)  # reinstalled, same version, other files
+    report = build_report(tmp_path, "cat")
+    assert report["reasons"] == {"cat/01-uses": "fakedist 1.1 changed"}
+    assert shown(tmp_path) == ["4", "1"]
+
+
+def test_engine_files_the_worker_imported_are_checked(tmp_path: Path):
+    engine = tmp_path / "engine"
+    shutil.copytree(ROOT / "deck", engine / "deck", ignore=shutil.ignore_patterns("__pycache__"))
+    (engine / "node_modules").symlink_to(ROOT / "node_modules")
+    write_lesson(tmp_path, {"01-a.md": "## 一\n\n```{python}\nx = 1\n```\n\n`{python} x`\n"})
+    assert build_report(tmp_path, "cat", engine=engine)["executed"] == ["cat/01-a"]
+    assert build_report(tmp_path, "cat", engine=engine)["executed"] == []
+    model = engine / "deck/model.py"  # the file that no hand-kept list named
+    model.write_text(model.read_text() + "\n# edited\n")
+    report = build_report(tmp_path, "cat", engine=engine)
+    assert report["reasons"] == {"cat/01-a": "engine file deck/model.py changed"}
+
+
+# ---- a damaged entry is a note and a recomputation, never a failure ---------------------------
+
+FIGURE_SECTION = """
+## 图
+
+```{python}
+#| label: line
+#| fig-alt: 一条线
+import matplotlib.pyplot as plt
+plt.plot([0, 1], [1, 0])
+value = 41 + 1
+```
+
+`{python} value`
+"""
+
+
+def _edit_output(entry: Path) -> None:
+    entry.write_text(entry.read_text("utf-8").replace('"42"', '"43"'), "utf-8")
+
+
+def _truncate(entry: Path) -> None:
+    entry.write_bytes(entry.read_bytes()[:100])
+
+
+def _garbage(entry: Path) -> None:
+    entry.write_bytes(b"\xff\xfe\x00garbage")
+
+
+def _delete_figure(entry: Path) -> None:
+    (svg,) = entry.parent.glob("figures/*/line.svg")
+    svg.unlink()
+
+
+def _edit_figure(entry: Path) -> None:
+    (svg,) = entry.parent.glob("figures/*/line.svg")
+    svg.write_text(svg.read_text().replace("<svg", "<svg data-x='1'", 1))
+
+
+@pytest.mark.parametrize(
+    "damage,detail",
+    [
+        (_edit_output, "checksum mismatch"),
+        (_truncate, "not valid JSON"),
+        (_garbage, "not valid JSON"),
+        (_delete_figure, "figure line.svg missing"),
+        (_edit_figure, "figure line.svg changed"),
+    ],
+)
+def test_damaged_entry_is_noted_and_recomputed(tmp_path: Path, damage, detail: str):
+    write_lesson(tmp_path, {"01-a.md": FIGURE_SECTION})
+    assert build_report(tmp_path, "cat")["ok"]
+    svg = (tmp_path / "figures/cat/line.svg").read_bytes()
+    damage(tmp_path / ".cache/cat/01-a.json")
+    report = build_report(tmp_path, "cat")
+    assert report["ok"] and report["executed"] == ["cat/01-a"]
+    assert report["reasons"] == {"cat/01-a": f"entry damaged: {detail}"}
+    assert f"  note    cache entry for 01-a damaged ({detail}): recomputing" in report["log"]
+    assert shown(tmp_path) == ["42"]
+    assert (tmp_path / "figures/cat/line.svg").read_bytes() == svg
+    assert build_report(tmp_path, "cat")["executed"] == []  # and the entry is whole again
+
+
+def test_sections_that_ran_are_kept_when_another_fails(tmp_path: Path):
+    ok = "## 好\n\n```{python}\nx = 1\n```\n\n`{python} x`\n"
+    folder = write_lesson(
+        tmp_path,
+        {"01-a.md": ok, "02-b.md": ok.replace("x = 1", "x = 1 / 0"), "03-c.md": ok},
+    )
+    first = build_report(tmp_path, "cat")
+    assert first["ok"] is False
+    assert first["errors"] == [
+        "content/cat/02-b.md:4: error [exec] ZeroDivisionError: division by zero"
+    ]
+    (folder / "02-b.md").write_text(ok.replace("x = 1", "x = 2"), "utf-8")
+    again = build_report(tmp_path, "cat")
+    assert (again["ok"], again["executed"], again["cached"]) == (True, ["cat/02-b"], 2)
