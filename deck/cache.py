@@ -21,34 +21,15 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
+from deck.deps import digest
 from deck.model import Dependency, Lesson, Section, SectionResult
 
 SCHEMA = 2
 KEYED_OPTIONS = ("label", "timeout")  # options that change what running a cell produces
-RACY_SECONDS = 2.0  # a file changed this recently when hashed may change again unseen
 DAMAGED = "entry damaged"
-
-
-def digest(path: Path) -> tuple[str, int, int]:
-    """(sha256, size, mtime_ns) of a file; ("", 0, 0) when it does not exist.
-
-    `mtime_ns` is -1 when the file was modified too recently for its stat to be trusted later
-    (it might change again within the clock's granularity), so the next check hashes it.
-    """
-    try:
-        before = os.stat(path)
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return "", 0, 0
-    recent = time.time_ns() - before.st_mtime_ns < RACY_SECONDS * 1e9
-    return h.hexdigest(), before.st_size, -1 if recent else before.st_mtime_ns
 
 
 def environment_fingerprint(lesson: Lesson) -> str:

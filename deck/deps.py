@@ -17,17 +17,37 @@ example); the distribution behind such a reader is still recorded.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import sysconfig
+import time
 from pathlib import Path
 from typing import Any
 
-from deck.cache import digest
 from deck.model import Dependency
 
+RACY_SECONDS = 2.0  # a file changed this recently when hashed may change again unseen
 SKIPPED_ROOTS = ("/dev/", "/proc/", "/sys/")
 SITE_DIR_NAMES = ("site-packages", "dist-packages")
+
+
+def digest(path: Path) -> tuple[str, int, int]:
+    """(sha256, size, mtime_ns) of a file; ("", 0, 0) when it does not exist.
+
+    `mtime_ns` is -1 when the file was modified too recently for its stat to be trusted later
+    (it might change again within the clock's granularity), so the next check hashes it.
+    """
+    try:
+        before = os.stat(path)
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return "", 0, 0
+    recent = time.time_ns() - before.st_mtime_ns < RACY_SECONDS * 1e9
+    return h.hexdigest(), before.st_size, -1 if recent else before.st_mtime_ns
 
 
 def _real(path: str) -> str:
@@ -82,13 +102,18 @@ class Recorder:
             return
         path = os.fsdecode(os.fspath(file))
         path = os.path.abspath(path)
+        flags = flags or 0
         if isinstance(mode, str):
             reads = "r" in mode or "+" in mode
             writes = any(c in mode for c in "wax+")
+            fresh = "w" in mode or "x" in mode  # the old content, if any, is not read
         else:
-            access = (flags or 0) & os.O_ACCMODE
+            access = flags & os.O_ACCMODE
             reads = access in (os.O_RDONLY, os.O_RDWR)
-            writes = access in (os.O_WRONLY, os.O_RDWR) or bool((flags or 0) & os.O_CREAT)
+            writes = access in (os.O_WRONLY, os.O_RDWR) or bool(flags & os.O_CREAT)
+            fresh = bool(flags & (os.O_TRUNC | os.O_EXCL))
+        if writes and fresh:
+            self.written.add(path)  # made by the section (a temporary file, say): no input
         if reads and path not in self.read and path not in self.written:
             self.read[path] = None
         if writes:

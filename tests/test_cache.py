@@ -164,11 +164,18 @@ READERS = {
 
         ```{python}
         import os
+        import tempfile
         with open("scratch.txt", "w") as f:
             f.write("5")
         with open("scratch.txt") as f:
             five = int(f.read())
         os.remove("scratch.txt")
+        fd, name = tempfile.mkstemp()
+        os.write(fd, b"6")
+        os.close(fd)
+        with open(name) as f:
+            six = int(f.read())
+        os.remove(name)
         ```
 
         `{python} five`
@@ -182,6 +189,11 @@ def shown(root: Path) -> list[str]:
     return [v["text"] for v in values["values"]]
 
 
+def files_read(root: Path, section: str) -> list[str]:
+    entry = json.loads((root / f".cache/cat/{section}.json").read_text("utf-8"))
+    return [name for kind, name, *_ in entry["entry"]["result"]["deps"] if kind == "file"]
+
+
 def test_a_changed_data_file_reruns_only_the_section_that_read_it(tmp_path: Path):
     import numpy as np
 
@@ -190,6 +202,8 @@ def test_a_changed_data_file_reruns_only_the_section_that_read_it(tmp_path: Path
     assert len(build_report(tmp_path, "cat")["executed"]) == 3
     assert shown(tmp_path) == ["6", "7", "5"]
     assert build_report(tmp_path, "cat")["executed"] == []  # its own scratch file is no input
+    assert files_read(tmp_path, "01-csv") == ["data.csv"]
+    assert files_read(tmp_path, "03-scratch") == []
 
     (folder / "data.csv").write_text("1,2,30")
     report = build_report(tmp_path, "cat")
