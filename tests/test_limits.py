@@ -277,3 +277,10 @@ def test_interrupted_build_leaves_no_process(tmp_path: Path, how: signal.Signals
     # parent gone and kills its own group: either way nothing is left.
     _wait_for(lambda: processes_with(marker) == [], "the cells' children to be gone", 20)
     _wait_for(lambda: processes_with(os.environ["TMPDIR"]) == [], "the workers to be gone", 20)
+
+
+def test_crash_in_an_inline_expression_is_reported_at_its_line(tmp_path: Path):
+    section = "## 一张\n\n```{python}\nimport os\n```\n\n值：`{python} os._exit(4)`。\n"
+    folder = write_lesson(tmp_path, {"01-a.md": section})
+    stderr = fails(tmp_path, at(folder, "01-a.md", "os._exit(4)"), "exited with code 4")
+    assert "while this inline expression ran" in stderr
