@@ -123,9 +123,12 @@ class Store:
     depended on) and the figure files' checksums; `checksum` is the sha256 of `entry`.
     """
 
-    def __init__(self, root: Path, lesson: str, lesson_dir: Path | None = None):
+    def __init__(
+        self, root: Path, lesson: str, lesson_dir: Path | None = None, fingerprint: str = ""
+    ):
         self.dir = root / lesson
         self.base = (lesson_dir or Path.cwd()).resolve()
+        self.fingerprint = fingerprint  # `environment_fingerprint`: says why a key changed
         self._seconds: dict[str, float] = {}
 
     def figure_dir(self, key: str) -> Path:
@@ -166,6 +169,8 @@ class Store:
             return None, f"{DAMAGED}: unreadable ({type(exc).__name__})"
         self._seconds[section.name] = result.seconds
         if result.key != key:
+            if self.fingerprint and entry.get("fingerprint") not in (None, self.fingerprint):
+                return None, "lesson modules or settings changed"
             return None, "code changed"
         refreshed = False
         folder = self.figure_dir(key)
@@ -195,7 +200,11 @@ class Store:
             for figure in cell.figures:
                 sha, size, mtime = digest(folder / figure.file)
                 figures.append(Dependency("figure", figure.file, figure.file, sha, size, mtime))
-        entry = {"result": result.to_json(), "figures": [d.to_json() for d in figures]}
+        entry = {
+            "result": result.to_json(),
+            "figures": [d.to_json() for d in figures],
+            "fingerprint": self.fingerprint,
+        }
         data = {"schema": SCHEMA, "checksum": _checksum(entry), "entry": entry}
         text = json.dumps(data, ensure_ascii=False, indent=1)
         write_atomic(self.dir / f"{section.name}.json", text.encode("utf-8", "surrogatepass"))

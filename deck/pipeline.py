@@ -100,8 +100,8 @@ def execute(
     Sections that ran successfully are saved to the cache even when another section failed,
     so after the fix only the broken one runs again.
     """
-    store = Store(options.cache, lesson.name, lesson.path)
     fingerprint = environment_fingerprint(lesson)
+    store = Store(options.cache, lesson.name, lesson.path, fingerprint)
     results: dict[str, SectionResult] = {}
     jobs = []
     why: dict[str, str] = {}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from catalogue import write_lesson
-from deck.cache import cache_key, environment_fingerprint
+from deck.cache import Store, cache_key, environment_fingerprint, staging_name
 from deck.load import load_lesson
 from fixture_build import ROOT, copy_fixture, run_build
 from report_build import build_report
@@ -361,3 +361,26 @@ def test_sections_that_ran_are_kept_when_another_fails(tmp_path: Path):
     (folder / "02-b.md").write_text(ok.replace("x = 1", "x = 2"), "utf-8")
     again = build_report(tmp_path, "cat")
     assert (again["ok"], again["executed"], again["cached"]) == (True, ["cat/02-b"], 2)
+
+
+def test_a_lesson_module_edit_says_so(tmp_path: Path):
+    folder = copy_fixture("mini", tmp_path)
+    assert build_report(tmp_path, "mini")["ok"]
+    (folder / "helper.py").write_text((folder / "helper.py").read_text() + "\n# edited\n")
+    reasons = build_report(tmp_path, "mini")["reasons"]
+    assert reasons == dict.fromkeys(
+        ["mini/01-basics", "mini/02-figure"], "lesson modules or settings changed"
+    )
+
+
+def test_prune_removes_staging_left_by_dead_builds_only(tmp_path: Path):
+    store = Store(tmp_path / "cache", "x")
+    figures = tmp_path / "cache/x/figures"
+    dead = figures / ".k1.4194399.tmp"  # above the largest pid Linux hands out
+    ours = figures / staging_name("k2")
+    kept, dropped = figures / "k3", figures / "k4"
+    for folder in (dead, ours, kept, dropped):
+        folder.mkdir(parents=True)
+        (folder / "a.svg").write_text("<svg/>")
+    store.prune({"k3"})
+    assert sorted(p.name for p in figures.iterdir()) == sorted([ours.name, "k3"])
