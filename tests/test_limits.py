@@ -284,3 +284,10 @@ def test_crash_in_an_inline_expression_is_reported_at_its_line(tmp_path: Path):
     folder = write_lesson(tmp_path, {"01-a.md": section})
     stderr = fails(tmp_path, at(folder, "01-a.md", "os._exit(4)"), "exited with code 4")
     assert "while this inline expression ran" in stderr
+
+
+def test_garbage_on_the_progress_socket_is_ignored(tmp_path: Path):
+    code = 'import os, sys\nos.write(int(sys.argv[3]), b"not an event\\n{}\\n")\nx = 3'
+    write_lesson(tmp_path, {"01-a.md": two_cells(code)})
+    proc = run_build(tmp_path, "cat", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
