@@ -138,9 +138,6 @@ class Store:
         """How long the section took when last computed (after `lookup`), if known."""
         return self._seconds.get(section.name)
 
-    def load(self, section: Section, key: str) -> SectionResult | None:
-        return self.lookup(section, key)[0]
-
     def lookup(self, section: Section, key: str) -> tuple[SectionResult | None, str]:
         """(result, "") on a hit; (None, why it missed) otherwise: "new", "code changed",
         "data.csv changed", "numpy 2.1.0 no longer installed", "entry damaged: …"."""

@@ -107,7 +107,9 @@ def execute(
     why: dict[str, str] = {}
     for section in lesson.sections:
         key = cache_key(section, fingerprint)
-        cached, reason = (None, "--force") if options.force else store.lookup(section, key)
+        cached, reason = store.lookup(section, key)  # also learns how long it took last time
+        if options.force:
+            cached, reason = None, "--force"
         if cached is not None:
             results[section.name] = cached
             report.cached += 1
