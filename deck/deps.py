@@ -30,6 +30,9 @@ from deck.model import Dependency
 RACY_SECONDS = 2.0  # a file changed this recently when hashed may change again unseen
 SKIPPED_ROOTS = ("/dev/", "/proc/", "/sys/")
 SITE_DIR_NAMES = ("site-packages", "dist-packages")
+# Installed metadata that libraries scan for plugins (entry_points.txt of every distribution):
+# not a dependency by itself; a plugin that is loaded is imported, and its distribution counted.
+METADATA_FOLDERS = (".dist-info", ".egg-info")
 
 
 def digest(path: Path) -> tuple[str, int, int]:
@@ -85,7 +88,7 @@ class Recorder:
         )
         self.read: dict[str, None] = {}  # input files in the order first read
         self.written: set[str] = set()
-        self.site_tops: set[str] = set()  # top-level names of site-packages files opened
+        self._folders: dict[str, str] = {}
 
     # ---- recording (called for every audit event: keep it cheap) -----------------------
 
@@ -121,21 +124,29 @@ class Recorder:
 
     # ---- results ----------------------------------------------------------------------
 
-    def _kind(self, real: str) -> str | None:
+    def _real(self, path: str) -> str:
+        """The real path; folders are resolved once each (thousands of modules share them)."""
+        folder, name = os.path.split(os.path.abspath(path))
+        real_folder = self._folders.get(folder)
+        if real_folder is None:
+            real_folder = self._folders[folder] = _real(folder)
+        real = os.path.join(real_folder, name)
+        return _real(real) if os.path.islink(real) else real
+
+    def _place(self, real: str) -> tuple[str, str] | None:
+        """("engine" | "file", real) or ("site", the site folder); None: not a dependency."""
         if real.startswith(SKIPPED_ROOTS) or "__pycache__" in real.split(os.sep):
             return None
         if any(_under(real, p) for p in self.ignore):
             return None
         if _under(real, self.deck_dir):
-            return "engine"
+            return "engine", real
         for site in self.sites:
             if _under(real, site):
-                top = real[len(site) + 1 :].split(os.sep)[0]
-                self.site_tops.add(top.split(".")[0])
-                return None
+                return "site", site
         if any(_under(real, p) for p in self.stdlib):
             return None
-        return "file"
+        return "file", real
 
     def _name(self, real: str, kind: str) -> tuple[str, str]:
         """(name shown in messages, path stored in the entry)."""
@@ -146,59 +157,83 @@ class Recorder:
             return "deck/" + os.path.relpath(real, self.deck_dir), real
         return real, real
 
-    def dependencies(self) -> tuple[Dependency, ...]:
-        paths: dict[str, str] = {}  # real path -> kind
-        for path in self.read:
-            real = _real(path)
-            kind = self._kind(real)
-            if kind is not None and real not in paths:
-                paths[real] = kind
+    def _used(self) -> list[str]:
+        """Real paths of the files read and of the imported modules' files."""
+        paths = dict.fromkeys(self._real(p) for p in self.read)
         for module in list(sys.modules.values()):
             file = getattr(module, "__file__", None)
-            if file is None:
-                locations = getattr(module, "__path__", None) or []
-                file = next(iter(locations), None)
-            if not isinstance(file, str):
+            if file is None:  # a namespace package: its first folder
+                file = next(iter(getattr(module, "__path__", None) or []), None)
+            if isinstance(file, str):
+                paths.setdefault(self._real(file))
+        return list(paths)
+
+    def dependencies(self) -> tuple[Dependency, ...]:
+        files: dict[str, str] = {}  # real path -> kind
+        in_site: dict[tuple[str, str], list[str]] = {}  # (site, top-level name) -> paths
+        for real in self._used():
+            place = self._place(real)
+            if place is None:
                 continue
-            real = _real(file)
-            kind = self._kind(real)
-            if kind is not None and real not in paths and os.path.isfile(real):
-                paths[real] = kind
+            kind, where = place
+            if kind == "site":
+                top = real[len(where) + 1 :].split(os.sep)[0]
+                if not top.endswith(METADATA_FOLDERS):
+                    in_site.setdefault((where, top), []).append(real)
+            elif os.path.isfile(real):
+                files[real] = kind
+        dists = []
+        for (site, top), paths in in_site.items():
+            owners = _owners(site).get(_module_name(top))
+            if owners:
+                dists.extend(owners)
+            else:  # in site-packages but no distribution's: track the files themselves
+                files.update((p, "file") for p in paths if os.path.isfile(p))
         deps = []
-        for real, kind in sorted(paths.items()):
+        for real, kind in sorted(files.items()):
             name, stored = self._name(real, kind)
             deps.append(Dependency(kind, name, stored, *digest(Path(real))))
-        deps.extend(self._distributions())
+        for label, record in sorted(set(dists)):
+            deps.append(Dependency("dist", label, record, *digest(Path(record))))
         return tuple(deps)
 
-    def _distributions(self) -> list[Dependency]:
-        """The distributions that own the site-packages modules and files the section used."""
-        tops = set(self.site_tops)
-        for name, module in list(sys.modules.items()):
-            file = getattr(module, "__file__", None) or next(
-                iter(getattr(module, "__path__", None) or []), None
-            )
-            if isinstance(file, str):
-                real = _real(file)
-                if any(_under(real, site) for site in self.sites):
-                    tops.add(name.partition(".")[0])
-        if not tops:
-            return []
-        from importlib import metadata
 
-        owners = metadata.packages_distributions()
-        names = sorted({dist for top in tops for dist in owners.get(top, [])})
-        deps = []
-        for name in names:
-            try:
-                dist = metadata.distribution(name)
-            except metadata.PackageNotFoundError:
-                continue
-            folder = getattr(dist, "_path", None)  # the .dist-info folder
-            record = _real(str(Path(folder) / "RECORD")) if folder else ""
-            if not record or not os.path.isfile(record):
-                record = _real(str(Path(folder) / "METADATA")) if folder else ""
-            label = f"{dist.metadata['Name'] or name} {dist.version}"
-            if record and os.path.isfile(record):
-                deps.append(Dependency("dist", label, record, *digest(Path(record))))
-        return deps
+def _module_name(entry: str) -> str:
+    """The top-level module an entry of site-packages holds: `numpy`, `six.py` → `six`,
+    `_cffi_backend.cpython-311-x86_64-linux-gnu.so` → `_cffi_backend`."""
+    return entry.split(".")[0]
+
+
+_OWNERS: dict[str, dict[str, list[tuple[str, str]]]] = {}
+
+
+def _owners(site: str) -> dict[str, list[tuple[str, str]]]:
+    """For each top-level module in a site folder, the distributions that installed it, as
+    ("name version", path of the .dist-info's RECORD), read from the .dist-info folders."""
+    if site in _OWNERS:
+        return _OWNERS[site]
+    owners: dict[str, list[tuple[str, str]]] = {}
+    for entry in sorted(os.listdir(site)):
+        if not entry.endswith(".dist-info"):
+            continue
+        name, _, version = entry.removesuffix(".dist-info").partition("-")
+        folder = os.path.join(site, entry)
+        record = os.path.join(folder, "RECORD")
+        tops: set[str] = set()
+        try:
+            with open(os.path.join(folder, "top_level.txt"), encoding="utf-8") as f:
+                tops = {line.strip() for line in f if line.strip()}
+        except OSError:
+            pass
+        try:
+            with open(record, encoding="utf-8") as f:
+                for line in f:
+                    first = line.split(",", 1)[0].split("/", 1)[0]
+                    if first and not first.endswith((".dist-info", ".data")) and first != "..":
+                        tops.add(_module_name(first))
+        except OSError:
+            record = os.path.join(folder, "METADATA")
+        for top in tops:
+            owners.setdefault(top, []).append((f"{name} {version}", record))
+    _OWNERS[site] = owners
+    return owners

@@ -260,15 +260,31 @@ def test_distributions_behind_imported_modules_are_checked(
     assert len(build_report(tmp_path, "cat")["executed"]) == 2
     assert shown(tmp_path) == ["2", "1"]
 
-    fake_distribution(site, "1.1", 3)  # upgraded
+    fake_distribution(site, "1.1", 33)  # upgraded (sizes differ: Python's .pyc check)
     report = build_report(tmp_path, "cat")
     assert report["reasons"] == {"cat/01-uses": "fakedist 1.0 no longer installed"}
-    assert shown(tmp_path) == ["3", "1"]
+    assert shown(tmp_path) == ["33", "1"]
 
-    fake_distribution(site, "1.1", 4)  # reinstalled, same version, other files
+    fake_distribution(site, "1.1", 444)  # reinstalled, same version, other files
     report = build_report(tmp_path, "cat")
     assert report["reasons"] == {"cat/01-uses": "fakedist 1.1 changed"}
-    assert shown(tmp_path) == ["4", "1"]
+    assert shown(tmp_path) == ["444", "1"]
+
+
+def test_a_module_in_site_packages_that_no_distribution_owns_is_tracked_as_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    site = tmp_path / "env/site-packages"
+    site.mkdir(parents=True)
+    (site / "loose.py").write_text("VALUE = 1\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    section = "## 散装\n\n```{python}\nimport loose\n```\n\n`{python} loose.VALUE`\n"
+    write_lesson(tmp_path, {"01-a.md": section})
+    assert build_report(tmp_path, "cat")["executed"] == ["cat/01-a"]
+    (site / "loose.py").write_text("VALUE = 22\n")
+    report = build_report(tmp_path, "cat")
+    assert report["reasons"] == {"cat/01-a": f"{(site / 'loose.py').resolve()} changed"}
+    assert shown(tmp_path) == ["22"]
 
 
 def test_engine_files_the_worker_imported_are_checked(tmp_path: Path):
