@@ -164,7 +164,17 @@ def _valid_text(text: str, what: str) -> str:
 
 
 def _error(path: str, line: int, code: str, message: str) -> dict[str, Any]:
+    # an exception's text may hold lone surrogates: show them escaped rather than crash
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
     return {"line": line, "code": code, "message": message, "path": path}
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        detail = str(exc)
+    except Exception:  # noqa: BLE001 - an exception whose __str__ fails still has a type
+        detail = "(its message could not be shown)"
+    return f"{type(exc).__name__}: {detail}"
 
 
 def _memory_hint(job: dict[str, Any]) -> str:
@@ -175,7 +185,7 @@ def _memory_hint(job: dict[str, Any]) -> str:
 
 
 def _is_out_of_memory(exc: BaseException) -> bool:
-    return isinstance(exc, MemoryError) or "can't allocate memory" in str(exc)
+    return isinstance(exc, MemoryError) or "can't allocate memory" in _describe(exc)
 
 
 def _exception_error(
@@ -199,13 +209,10 @@ def _exception_error(
         return _error(path, line, "memory", f"{type(exc).__name__}: {_memory_hint(job)}")
     if isinstance(exc, AssertionError):
         text = md[-1].line if md and md[-1].line else ""
-        detail = f": {exc}" if str(exc) else ""
+        message = _describe(exc).partition(": ")[2]
+        detail = f": {message}" if message else ""
         return _error(path, line, "assert", f"assertion failed: {text}{detail}{where}")
-    try:
-        detail = str(exc)
-    except Exception:  # noqa: BLE001 - an exception whose __str__ fails still has a type
-        detail = "(its message could not be shown)"
-    return _error(path, line, "exec", f"{type(exc).__name__}: {detail}{where}")
+    return _error(path, line, "exec", f"{_describe(exc)}{where}")
 
 
 def _compile_cell(code: str, path: str, first_line: int) -> tuple[Any, Any]:
@@ -342,7 +349,7 @@ def run_job(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
             elif isinstance(exc, CellTimeout | StepError):
                 detail = str(exc)
             else:
-                detail = f"{type(exc).__name__}: {exc}"
+                detail = _describe(exc)
             code = "timeout" if isinstance(exc, CellTimeout) else "inline"
             return {"error": _error(path, item["line"], code, f"`{expr}` failed: {detail}")}
     channel.send(step="finish")

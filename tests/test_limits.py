@@ -33,7 +33,8 @@ def at(folder: Path, file: str, needle: str, nth: int = 1) -> str:
     """`content/<lesson>/<file>:<line>` of the `nth` line containing `needle`."""
     lines = (folder / file).read_text("utf-8").splitlines()
     found = [n for n, line in enumerate(lines, start=1) if needle in line]
-    return f"{folder.relative_to(folder.parent.parent).as_posix()}/{file}:{found[nth - 1]}"
+    number = found[nth - 1] if nth > 0 else found[nth]
+    return f"{folder.relative_to(folder.parent.parent).as_posix()}/{file}:{number}"
 
 
 def fails(root: Path, where: str, says: str, marker: str | None = None) -> str:
@@ -291,3 +292,22 @@ def test_garbage_on_the_progress_socket_is_ignored(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": two_cells(code)})
     proc = run_build(tmp_path, "cat", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "code,says",
+    [
+        ('raise ValueError("bad \\udcff byte")', "ValueError: bad \\udcff byte"),
+        (
+            "class Odd(Exception):\n    def __str__(self):\n        raise RuntimeError\n"
+            "\nraise Odd()",
+            "Odd: (its message could not be shown)",
+        ),
+    ],
+    ids=["surrogate-in-message", "message-that-raises"],
+)
+def test_exception_with_an_unprintable_message_is_still_reported(
+    tmp_path: Path, code: str, says: str
+):
+    folder = write_lesson(tmp_path, {"01-a.md": two_cells(code)})
+    fails(tmp_path, at(folder, "01-a.md", "raise ", -1 if "Odd" in code else 1), says)
