@@ -103,7 +103,7 @@ def _gone(dep: Dependency) -> str:
         return f"{dep.name} no longer installed"
     if dep.kind == "figure":
         return f"{DAMAGED}: figure {dep.name} missing"
-    return f"{dep.name} {'appeared' if dep.sha256 == '' else 'vanished'}"
+    return f"{dep.name} vanished"
 
 
 def _changed(dep: Dependency) -> str:
