@@ -1,9 +1,16 @@
-"""Per-section cache keys and an atomic JSON store under `.cache/`.
+"""Per-section cache keys and a checked JSON store under `.cache/`.
 
-The key covers what can change a section's computed results: its cells and inline
-expressions (whitespace-normalised), the lesson's Python modules and seed, the versions of
-Python and the numeric libraries, and the engine's execution code. Prose, notes and line
-numbers are not in it, so editing them re-runs nothing.
+The key covers what a section's code is: its cells and inline expressions exactly as written,
+the cell options that change what running produces, the lesson's Python modules, the seed and
+output limit, and the Python version. Prose, notes and line numbers are not in it, so editing
+them re-runs nothing.
+
+What the code depended on is recorded while it ran (see `deck.worker`) and checked on lookup:
+the files it opened (data, weights, fonts), the distributions behind the modules it imported
+and the engine files the worker used. No list of libraries or engine files is kept by hand.
+
+Each entry carries a checksum of its JSON and of its figure files: a damaged entry is reported
+and recomputed, never trusted and never fatal.
 """
 
 from __future__ import annotations
@@ -11,41 +18,27 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 import tempfile
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from deck.model import Lesson, Section, SectionResult
+from deck.deps import digest
+from deck.model import Dependency, Lesson, Section, SectionResult
 
-SCHEMA = 1
+SCHEMA = 2
 KEYED_OPTIONS = ("label", "timeout")  # options that change what running a cell produces
-ENGINE_FILES = ("worker.py", "show.py", "figures.py", "static/matplotlibrc")
-
-
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "-"
-
-
-def _normalise(code: str) -> str:
-    lines = [line.rstrip() for line in code.strip().splitlines()]
-    return "\n".join(line for line in lines if line)
+DAMAGED = "entry damaged"
 
 
 def environment_fingerprint(lesson: Lesson) -> str:
-    """Everything shared by all sections of a lesson that affects their results."""
+    """What all sections of a lesson share that is known before running: Python, the lesson's
+    modules and the exec settings that change results."""
     h = hashlib.sha256()
     h.update(f"schema={SCHEMA};python={sys.version};".encode())
-    for dist in ("torch", "numpy", "matplotlib"):
-        h.update(f"{dist}={_version(dist)};".encode())
-    h.update(json.dumps(lesson.config.exec.fingerprint(), sort_keys=True).encode())
-    engine = Path(__file__).parent
-    for name in ENGINE_FILES:
-        h.update(name.encode() + b"\0" + (engine / name).read_bytes())
+    settings = dict(lesson.config.exec.fingerprint(), output=lesson.config.exec.output_limit)
+    h.update(json.dumps(settings, sort_keys=True).encode())
     for path in sorted(lesson.path.rglob("*.py")):
         if "__pycache__" not in path.parts:
             rel = path.relative_to(lesson.path).as_posix()
@@ -54,14 +47,17 @@ def environment_fingerprint(lesson: Lesson) -> str:
 
 
 def cache_key(section: Section, fingerprint: str) -> str:
+    """The section's code exactly as written (a blank line or a space inside a string literal
+    is behaviour), its keyed options and inline expressions; not its prose or line numbers."""
     h = hashlib.sha256(fingerprint.encode())
     h.update(section.name.encode())
     for cell in section.cells():
         options = {k: cell.options[k] for k in KEYED_OPTIONS if k in cell.options}
         h.update(b"\0cell\0" + json.dumps(options, sort_keys=True).encode())
-        h.update(_normalise(cell.code).encode())
-    for expr in sorted({e.expr.strip() for e in section.inlines}):
-        h.update(b"\0inline\0" + expr.encode())
+        code = cell.code.encode("utf-8", "surrogatepass")
+        h.update(str(len(code)).encode() + b"\0" + code)
+    for expr in sorted({e.expr for e in section.inlines}):
+        h.update(b"\0inline\0" + expr.encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:32]
 
 
@@ -77,35 +73,190 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-class Store:
-    """`<root>/<lesson>/<section>.json` holds the last good result; figures beside it."""
+def _checksum(entry: Any) -> str:
+    text = json.dumps(entry, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def __init__(self, root: Path, lesson: str):
+
+def check(dep: Dependency, base: Path) -> tuple[str, Dependency]:
+    """("", dep) when `dep` is as recorded (dep with a fresh stat if it had to be hashed),
+    else (why it is not, dep)."""
+    path = base / dep.path  # an absolute dep.path stays as it is
+    try:
+        st = os.stat(path)
+    except OSError:
+        if dep.sha256 == "":
+            return "", dep
+        return _gone(dep), dep
+    same_stat = (st.st_size, st.st_mtime_ns) == (dep.size, dep.mtime_ns)
+    if dep.sha256 and dep.mtime_ns >= 0 and same_stat:
+        return "", dep
+    sha, size, mtime = digest(path)
+    if sha != dep.sha256:
+        return (_gone(dep) if sha == "" else _changed(dep)), dep
+    fresh = Dependency(dep.kind, dep.name, dep.path, sha, size, mtime)
+    return "", fresh
+
+
+def _gone(dep: Dependency) -> str:
+    if dep.kind == "dist":
+        return f"{dep.name} no longer installed"
+    if dep.kind == "figure":
+        return f"{DAMAGED}: figure {dep.name} missing"
+    return f"{dep.name} vanished"
+
+
+def _changed(dep: Dependency) -> str:
+    if dep.kind == "figure":
+        return f"{DAMAGED}: figure {dep.name} changed"
+    if dep.sha256 == "":
+        return f"{dep.name} appeared"
+    if dep.kind == "engine":
+        return f"engine file {dep.name} changed"
+    return f"{dep.name} changed"
+
+
+class Store:
+    """`<root>/<lesson>/<section>.json` holds the last good result; figures beside it.
+
+    A file is `{"schema", "checksum", "entry"}`; `entry` holds the result (with what it
+    depended on) and the figure files' checksums; `checksum` is the sha256 of `entry`.
+    """
+
+    def __init__(
+        self, root: Path, lesson: str, lesson_dir: Path | None = None, fingerprint: str = ""
+    ):
         self.dir = root / lesson
+        self.base = (lesson_dir or Path.cwd()).resolve()
+        self.fingerprint = fingerprint  # `environment_fingerprint`: says why a key changed
+        self._seconds: dict[str, float] = {}
 
     def figure_dir(self, key: str) -> Path:
         return self.dir / "figures" / key
 
-    def load(self, section: Section, key: str) -> SectionResult | None:
+    def last_seconds(self, section: Section) -> float | None:
+        """How long the section took when last computed (after `lookup`), if known."""
+        return self._seconds.get(section.name)
+
+    def lookup(self, section: Section, key: str) -> tuple[SectionResult | None, str]:
+        """(result, "") on a hit; (None, why it missed) otherwise: "new", "code changed",
+        "data.csv changed", "numpy 2.1.0 no longer installed", "entry damaged: …"."""
         path = self.dir / f"{section.name}.json"
         try:
-            data: dict[str, Any] = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError):
-            return None
-        if data.get("key") != key or not self.figure_dir(key).is_dir():
-            return None
-        return SectionResult.from_json(data, str(self.figure_dir(key)))
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None, "new"
+        except OSError as exc:
+            return None, f"{DAMAGED}: {exc.strerror or exc}"
+        try:
+            data = json.loads(raw.decode("utf-8", "surrogatepass"))
+        except ValueError:
+            return None, f"{DAMAGED}: not valid JSON"
+        if not isinstance(data, dict) or "entry" not in data:
+            return None, f"{DAMAGED}: not a cache entry"
+        if data.get("schema") != SCHEMA:
+            return None, "cache format changed"
+        entry = data["entry"]
+        if _checksum(entry) != data.get("checksum"):
+            return None, f"{DAMAGED}: checksum mismatch"
+        try:
+            result = SectionResult.from_json(entry["result"], str(self.figure_dir(key)))
+            figures = [Dependency.from_json(d) for d in entry["figures"]]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            return None, f"{DAMAGED}: unreadable ({type(exc).__name__})"
+        self._seconds[section.name] = result.seconds
+        if result.key != key:
+            if self.fingerprint and entry.get("fingerprint") not in (None, self.fingerprint):
+                return None, "lesson modules or settings changed"
+            return None, "code changed"
+        refreshed = False
+        folder = self.figure_dir(key)
+        for dep in figures:
+            why, fresh = check(dep, folder)
+            if why:
+                return None, why
+            refreshed |= fresh is not dep
+        deps = []
+        for dep in result.deps:
+            why, fresh = check(dep, self.base)
+            if why:
+                return None, why
+            refreshed |= fresh is not dep
+            deps.append(fresh)
+        if refreshed:  # a file was touched but not changed: remember its new stat
+            result = SectionResult(
+                result.key, result.cells, result.inline, result.seconds, str(folder), tuple(deps)
+            )
+            self.save(section, result)
+        return result, ""
+
+    def dependencies_hold(self) -> str:
+        """ "" when every stored entry's recorded dependencies (files read, distributions,
+        engine files) are as recorded; else why not. For the no-change check, which looks at
+        entries without parsing the lesson."""
+        for path in sorted(self.dir.glob("*.json")):
+            try:
+                data = json.loads(path.read_bytes().decode("utf-8", "surrogatepass"))
+                deps = data["entry"]["result"].get("deps", [])
+                recorded = [Dependency.from_json(d) for d in deps]
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                return f"{path.name} unreadable"
+            for dep in recorded:
+                why, _ = check(dep, self.base)
+                if why:
+                    return why
+        return ""
 
     def save(self, section: Section, result: SectionResult) -> None:
-        data = json.dumps(result.to_json(), ensure_ascii=False, indent=1)
-        write_atomic(self.dir / f"{section.name}.json", data.encode("utf-8"))
+        folder = Path(result.figure_dir) if result.figure_dir else self.figure_dir(result.key)
+        figures = []
+        for cell in result.cells:
+            for figure in cell.figures:
+                sha, size, mtime = digest(folder / figure.file)
+                figures.append(Dependency("figure", figure.file, figure.file, sha, size, mtime))
+        entry = {
+            "result": result.to_json(),
+            "figures": [d.to_json() for d in figures],
+            "fingerprint": self.fingerprint,
+        }
+        data = {"schema": SCHEMA, "checksum": _checksum(entry), "entry": entry}
+        text = json.dumps(data, ensure_ascii=False, indent=1)
+        write_atomic(self.dir / f"{section.name}.json", text.encode("utf-8", "surrogatepass"))
 
     def prune(self, keep: set[str]) -> None:
-        """Drop figure folders no current section result refers to."""
+        """Drop figure folders no current section result refers to, and staging folders left
+        by builds that were killed (their process no longer runs)."""
         root = self.dir / "figures"
-        if root.is_dir():
-            for folder in root.iterdir():
-                if folder.name not in keep and not folder.name.startswith("."):
-                    for f in folder.iterdir():
-                        f.unlink()
-                    folder.rmdir()
+        if not root.is_dir():
+            return
+        for folder in root.iterdir():
+            if folder.name.startswith("."):
+                if not _staging_owner_alive(folder.name):
+                    _remove_tree(folder)
+            elif folder.name not in keep:
+                _remove_tree(folder)
+
+
+def staging_name(key: str) -> str:
+    """A figure staging folder name unique to this process: `.<key>.<pid>.tmp`."""
+    return f".{key}.{os.getpid()}.tmp"
+
+
+def _staging_owner_alive(name: str) -> bool:
+    parts = name.split(".")
+    if len(parts) != 4 or parts[3] != "tmp" or not parts[2].isdigit():
+        return False
+    pid = int(parts[2])
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_tree(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)

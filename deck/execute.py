@@ -1,24 +1,37 @@
-"""Executes the sections whose cache key missed, one worker process each, in parallel."""
+"""Executes the sections whose cache key missed, one worker process each, in parallel.
+
+Each section runs in a fresh `deck.worker` process started and kept within its limits by
+`deck.supervise`; this module prepares the job, turns what the worker left (a result, an
+error, or a crash at a known step) into a `SectionResult` or a `Diagnostic`, and reports
+progress.
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deck.cache import staging_name
 from deck.errors import Diagnostic
 from deck.model import Lesson, Loc, Section, SectionResult
-
-STATIC = Path(__file__).parent / "static"
+from deck.supervise import (
+    STARTUP_LIMIT,
+    Ended,
+    Step,
+    allow_starts,
+    log_tail,
+    run_worker,
+    signal_words,
+    stop_all,
+)
 
 
 @dataclass(frozen=True)
@@ -26,11 +39,36 @@ class Job:
     section: Section
     key: str
     figure_dir: Path
+    estimate: float | None = None  # seconds the section took when last computed, if known
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A section's worker started a step. Sent to `on_progress` from the thread that runs the
+    section (several sections run at once): keep the callback quick and thread-safe.
+
+    `step` is "start" (worker launched), "cell" (cell `cell` of `cells` began), "inline" (the
+    inline expressions are being evaluated; `cell` == `cells`), "finish" (recording what the
+    section read) or "done" (the worker ended; `ok` says whether it produced a result).
+    """
+
+    section: str  # the section's name, e.g. "02-self-attention"
+    rel: str  # its .md path as messages show it
+    step: str
+    cell: int  # 1..cells for "cell"; 0 before the first cell
+    cells: int
+    line: int  # the .md line of the running cell's fence (or inline expression)
+    started: float  # time.monotonic() when this step began
+    section_started: float  # time.monotonic() when the worker was launched
+    estimate: float | None  # seconds the section took when last computed, if known
+    ok: bool = True
+
+
+OnProgress = Callable[[Progress], None]
 
 
 def job_spec(lesson: Lesson, job: Job) -> dict[str, Any]:
     settings = lesson.config.exec
-    default_timeout = settings.timeout
     seen: set[str] = set()
     inlines = []
     for e in job.section.inlines:
@@ -39,9 +77,13 @@ def job_spec(lesson: Lesson, job: Job) -> dict[str, Any]:
             inlines.append({"expr": e.expr, "line": e.loc.line})
     return {
         "path": job.section.rel,
+        "md_file": str(job.section.path.resolve()),
         "section": job.section.name,
         "key": job.key,
         "seed": settings.seed,
+        "timeout": settings.timeout,
+        "memory_mb": settings.memory_mb,
+        "output_limit": settings.output_limit,
         "lesson_dir": str(lesson.path.resolve()),
         "figure_dir": str(job.figure_dir.resolve()),
         "cells": [
@@ -50,7 +92,7 @@ def job_spec(lesson: Lesson, job: Job) -> dict[str, Any]:
                 "line": cell.loc.line,
                 "code_line": cell.code_line,
                 "label": cell.label,
-                "timeout": float(cell.options.get("timeout", default_timeout)),
+                "timeout": float(cell.options.get("timeout", settings.timeout)),
             }
             for cell in job.section.cells()
         ],
@@ -58,41 +100,122 @@ def job_spec(lesson: Lesson, job: Job) -> dict[str, Any]:
     }
 
 
-def run_section(lesson: Lesson, job: Job, verbose: bool = False) -> SectionResult | Diagnostic:
+def run_section(
+    lesson: Lesson,
+    job: Job,
+    verbose: bool = False,
+    on_progress: OnProgress | None = None,
+) -> SectionResult | Diagnostic:
     """Run one section in a fresh worker process; figures land in `job.figure_dir`."""
     spec = job_spec(lesson, job)
-    total_timeout = sum(c["timeout"] for c in spec["cells"]) + 120
-    staging = job.figure_dir.with_name(f".{job.figure_dir.name}.tmp")
+    staging = job.figure_dir.with_name(staging_name(job.key))
     shutil.rmtree(staging, ignore_errors=True)
     spec["figure_dir"] = str(staging.resolve())
-    env = dict(os.environ, MPLBACKEND="Agg", MATPLOTLIBRC=str(STATIC / "matplotlibrc"))
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(__file__).resolve().parent.parent), env.get("PYTHONPATH", "")]
-    ).rstrip(os.pathsep)
-    with tempfile.TemporaryDirectory(prefix="deck-job-") as tmp:
-        job_file, result_file = Path(tmp) / "job.json", Path(tmp) / "result.json"
-        job_file.write_text(json.dumps(spec, ensure_ascii=False), "utf-8")
-        cmd = [sys.executable, "-m", "deck.worker", str(job_file), str(result_file)]
-        try:
-            proc = subprocess.run(
-                cmd, env=env, capture_output=True, text=True, timeout=total_timeout
-            )
-        except subprocess.TimeoutExpired:
-            return Diagnostic(job.section.slides[0].loc, "timeout", "section timed out")
-        if verbose and proc.stderr.strip():
-            sys.stderr.write(proc.stderr)
-        if proc.returncode != 0 or not result_file.exists():
-            tail = proc.stderr.strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
-            loc = Loc(job.section.rel, 1)
-            return Diagnostic(loc, "exec", f"worker crashed: {tail[0]}")
-        data = json.loads(result_file.read_text("utf-8"))
-    if "error" in data:
+    try:
+        with tempfile.TemporaryDirectory(prefix="deck-job-") as tmp:
+            outcome = _run_worker(job, spec, Path(tmp), verbose, on_progress)
+        if isinstance(outcome, Diagnostic):
+            return outcome
+        shutil.rmtree(job.figure_dir, ignore_errors=True)
+        staging.rename(job.figure_dir)
+        return SectionResult.from_json(outcome, str(job.figure_dir))
+    finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _run_worker(
+    job: Job,
+    spec: dict[str, Any],
+    tmp: Path,
+    verbose: bool,
+    on_progress: OnProgress | None,
+) -> dict[str, Any] | Diagnostic:
+    """Run the worker; the result JSON, or the problem at the step that was running."""
+    spec["job_dir"] = str(tmp.resolve())
+    job_file, result_file, log_file = tmp / "job.json", tmp / "result.json", tmp / "worker.log"
+    job_file.write_text(json.dumps(spec, ensure_ascii=False), "utf-8")
+    first_line = job.section.slides[0].loc.line if job.section.slides else 1
+    launched = time.monotonic()
+    cells = len(spec["cells"])
+
+    def tell(step: Step, kind: str | None = None, ok: bool = True) -> None:
+        if on_progress is None:
+            return
+        kind = kind or step.kind
+        cell = step.index if step.kind == "cell" else (0 if step.kind == "start" else cells)
+        on_progress(
+            Progress(
+                job.section.name,
+                job.section.rel,
+                kind,
+                cell,
+                cells,
+                step.line,
+                step.started,
+                launched,
+                job.estimate,
+                ok,
+            )
+        )
+
+    first = Step("start", 0, first_line, STARTUP_LIMIT, launched)
+    ended = run_worker(job_file, result_file, log_file, first, tell)
+    if verbose:
+        text = log_file.read_text("utf-8", "replace")
+        if text.strip():
+            sys.stderr.write(text)
+    result = _outcome(job, ended, result_file, log_file)
+    tell(ended.step, "done", ok=not isinstance(result, Diagnostic))
+    return result
+
+
+def _outcome(
+    job: Job, ended: Ended, result_file: Path, log_file: Path
+) -> dict[str, Any] | Diagnostic:
+    step = ended.step
+    loc = Loc(job.section.rel, step.line)
+    if ended.timed_out:
+        if step.kind == "cell":
+            message = (
+                f"cell still running after {step.limit:g} s and did not stop when asked: "
+                "stopped with every process it started (set `#| timeout:`)"
+            )
+        elif step.kind == "inline":
+            message = (
+                f"inline expression still running after {step.limit:g} s and did not stop "
+                "when asked: stopped (set `timeout:` under `exec:` in lesson.yml)"
+            )
+        else:
+            message = f"the worker did not finish its {step.kind} step in {step.limit:g} s"
+        return Diagnostic(loc, "timeout", message)
+    data: Any = None
+    if ended.returncode == 0:
+        try:
+            data = json.loads(result_file.read_text("utf-8"))
+        except (OSError, ValueError):
+            data = None
+    if isinstance(data, dict) and "error" in data:
         err = data["error"]
         return Diagnostic(Loc(err["path"], err["line"]), err["code"], err["message"])
-    shutil.rmtree(job.figure_dir, ignore_errors=True)
-    staging.rename(job.figure_dir)
-    return SectionResult.from_json(data, str(job.figure_dir))
+    if isinstance(data, dict):
+        return data
+    if ended.returncode < 0:
+        cause = signal_words(-ended.returncode)
+    elif ended.returncode > 0:
+        cause = f"exited with code {ended.returncode} (os._exit?)"
+    else:
+        cause = "ended without a result"
+    where = {
+        "start": "while starting",
+        "cell": "while this cell ran",
+        "inline": "while this inline expression ran",
+        "finish": "after the last cell",
+    }[step.kind]
+    tail = log_tail(log_file) if step.kind in ("start", "finish") else ""
+    return Diagnostic(loc, "crash", f"worker {where}: {cause}" + (f": {tail}" if tail else ""))
+
+
+# ---- many sections ------------------------------------------------------------------------
 
 
 def run_sections(
@@ -101,17 +224,34 @@ def run_sections(
     workers: int,
     report: Callable[[Job, SectionResult | Diagnostic, float], None],
     verbose: bool = False,
+    on_progress: OnProgress | None = None,
 ) -> dict[str, SectionResult | Diagnostic]:
-    """Run `jobs` with at most `workers` processes at once; report each as it finishes."""
+    """Run `jobs` with at most `workers` processes at once; `report` each (in job order) as it
+    finishes, `on_progress` for every step of every section while they run.
 
-    def one(job: Job) -> tuple[Job, SectionResult | Diagnostic, float]:
+    On KeyboardInterrupt (or any other exception here) every worker's process group is killed
+    before the exception goes on.
+    """
+    allow_starts()
+
+    def one(job: Job) -> tuple[SectionResult | Diagnostic, float]:
         t0 = time.perf_counter()
-        outcome = run_section(lesson, job, verbose)
-        return job, outcome, time.perf_counter() - t0
+        outcome = run_section(lesson, job, verbose, on_progress)
+        return outcome, time.perf_counter() - t0
 
     results: dict[str, SectionResult | Diagnostic] = {}
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for job, outcome, seconds in pool.map(one, jobs):
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    try:
+        futures: list[Future[tuple[SectionResult | Diagnostic, float]]] = [
+            pool.submit(one, job) for job in jobs
+        ]
+        for job, future in zip(jobs, futures, strict=True):
+            outcome, seconds = future.result()
             report(job, outcome, seconds)
             results[job.section.name] = outcome
+    except BaseException:
+        stop_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
     return results

@@ -29,8 +29,9 @@ class Report:
 
     lessons: list[str] = field(default_factory=list)  # lessons built or found up to date
     up_to_date: list[str] = field(default_factory=list)  # lessons with nothing to do
-    executed: list[str] = field(default_factory=list)  # sections whose cells ran
-    reused: list[str] = field(default_factory=list)  # sections whose results came from the cache
+    executed: list[str] = field(default_factory=list)  # "<lesson>/<section>" whose cells ran
+    reasons: dict[str, str] = field(default_factory=dict)  # why each of those ran
+    reused: list[str] = field(default_factory=list)  # "<lesson>/<section>" taken from the cache
     printed: list[str] = field(default_factory=list)  # PDF files printed by this build
     warnings: list[str] = field(default_factory=list)
     published: bool = False  # some dist/ folder was replaced by this build

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from deck.assets import copy_assets
-from deck.cache import Store, cache_key, environment_fingerprint
+from deck.cache import DAMAGED, Store, cache_key, environment_fingerprint
 from deck.errors import DeckError, Diagnostic
-from deck.execute import Job, run_sections
+from deck.execute import Job, OnProgress, run_sections
 from deck.load import load_lesson
 from deck.model import Lesson, SectionResult
 from deck.options import PDFS, Options, Report
@@ -44,7 +44,8 @@ def build_lesson(
         log(str(warning))
         report.warnings.append(str(warning))
     check_labels(lesson)
-    results = execute(lesson, options, log, report)
+    on_progress = progress if isinstance(progress, ProgressDisplay) else None
+    results = execute(lesson, options, log, report, on_progress)
     t1 = time.perf_counter()
     deck = render_lesson(lesson, results, options.cache)
     report.seconds["render"] = time.perf_counter() - t1
@@ -72,37 +73,56 @@ def check_labels(lesson: Lesson) -> None:
         raise DeckError(problems)
 
 
-def execute(lesson: Lesson, options: Options, log: Log, report: Report) -> dict[str, SectionResult]:
-    """Results for every section: from the cache where the key matches, else by running."""
-    store = Store(options.cache, lesson.name)
+def execute(
+    lesson: Lesson,
+    options: Options,
+    log: Log,
+    report: Report,
+    on_progress: OnProgress | None = None,
+) -> dict[str, SectionResult]:
+    """Results for every section: from the cache where it is still valid, else by running.
+
+    Sections that ran successfully are saved to the cache even when another section failed,
+    so after the fix only the broken one runs again.
+    """
     fingerprint = environment_fingerprint(lesson)
+    store = Store(options.cache, lesson.name, lesson.path, fingerprint)
     results: dict[str, SectionResult] = {}
     jobs = []
+    why: dict[str, str] = {}
     for section in lesson.sections:
         key = cache_key(section, fingerprint)
-        cached = None if options.force else store.load(section, key)
+        cached, reason = store.lookup(section, key)  # also learns how long it took last time
+        if options.force:
+            cached, reason = None, "--force"
         if cached is not None:
             results[section.name] = cached
-            report.reused.append(section.name)
+            report.reused.append(f"{lesson.name}/{section.name}")
             log(f"  cached  {section.rel}  (ran in {cached.seconds:.1f} s when computed)")
-        else:
-            jobs.append(Job(section, key, store.figure_dir(key)))
+            continue
+        if reason.startswith(DAMAGED):
+            detail = reason.removeprefix(DAMAGED).lstrip(": ")
+            log(f"  note    cache entry for {section.name} damaged ({detail}): recomputing")
+        why[section.name] = reason
+        jobs.append(Job(section, key, store.figure_dir(key), store.last_seconds(section)))
 
     def progress(job: Job, outcome: SectionResult | Diagnostic, seconds: float) -> None:
         status = "failed" if isinstance(outcome, Diagnostic) else "ran"
         cells = len(job.section.cells())
-        log(f"  {status:6}  {job.section.rel}  ({cells} cells, {seconds:.1f} s)")
+        reason = why[job.section.name]
+        log(f"  {status:6}  {job.section.rel}  ({cells} cells, {seconds:.1f} s; {reason})")
 
-    outcomes = run_sections(lesson, jobs, options.jobs, progress, options.verbose)
+    outcomes = run_sections(lesson, jobs, options.jobs, progress, options.verbose, on_progress)
+    for job in jobs:
+        result = outcomes[job.section.name]
+        report.executed.append(f"{lesson.name}/{job.section.name}")
+        report.reasons[f"{lesson.name}/{job.section.name}"] = why[job.section.name]
+        if isinstance(result, SectionResult):
+            store.save(job.section, result)
+            results[job.section.name] = result
     problems = [o for o in outcomes.values() if isinstance(o, Diagnostic)]
     if problems:
         raise DeckError(problems)
-    for job in jobs:
-        result = outcomes[job.section.name]
-        assert isinstance(result, SectionResult)
-        store.save(job.section, result)
-        results[job.section.name] = result
-        report.executed.append(job.section.name)
     store.prune({r.key for r in results.values()})
     return results
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from deck.manifest import Manifest, inputs_digest, outputs_digest
 from deck.options import Options, Report
@@ -69,6 +70,14 @@ def build(names: list[str], options: Options, log: Log, progress: object | None 
     return report
 
 
+def _dependencies_hold(cache: Path, name: str, folder: Path) -> bool:
+    """What the cached sections read outside the lesson folder (data, installed packages,
+    engine files) is still as it was."""
+    from deck.cache import Store
+
+    return Store(cache, name, folder).dependencies_hold() == ""
+
+
 def _fingerprint(options: Options) -> dict[str, object]:
     return {
         "pdf": options.pdf,
@@ -95,6 +104,7 @@ def build_one(name: str, options: Options, log: Log, report: Report, progress: o
             not options.force
             and recorded.get("inputs") == [sources, hasher.tree_digest(cache_dir)]
             and recorded.get("outputs") == outputs_digest(hasher, targets)
+            and _dependencies_hold(options.cache, name, folder)
         ):
             for warning in recorded.get("report", {}).get("warnings", []):
                 log(warning)

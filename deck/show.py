@@ -121,9 +121,8 @@ def to_output(value: Any) -> Output | None:
     """A cell's last value as slide output; None shows nothing."""
     if value is None:
         return None
-    kind = type(value)
-    if kind.__module__.startswith("matplotlib"):
-        return None  # figures are saved as files, not printed
+    if _is_artists(value):
+        return None  # figures are saved as files; `plt.plot(…)` returns [<Line2D at 0x…>]
     if hasattr(value, "_repr_html_"):
         markup = value._repr_html_()
         if markup is not None:
@@ -134,6 +133,14 @@ def to_output(value: Any) -> Output | None:
         if value.ndim <= 2:
             return Output("html", table(value)._repr_html_())
     return Output("text", repr(value))
+
+
+def _is_artists(value: Any) -> bool:
+    """A matplotlib object, or a non-empty list/tuple of them (what plotting calls return)."""
+    items = value if isinstance(value, list | tuple) else [value]
+    return bool(items) and all(
+        type(item).__module__.startswith(("matplotlib", "mpl_toolkits")) for item in items
+    )
 
 
 def inline_text(value: Any) -> str:

@@ -1,8 +1,14 @@
-"""Runs one section's cells in a fresh process: `python -m deck.worker job.json result.json`.
+"""Runs one section's cells in a fresh process: `python -m deck.worker JOB RESULT EVENTS_FD`.
 
 The job names the cells (code and the .md line of their first code line), the inline
-expressions, the seed and the folder for figures. Cells are compiled with the .md path as
-file name and their real line numbers, so tracebacks already point into the .md file.
+expressions, the seed, the limits and the folder for figures. Cells are compiled with the .md
+path as file name and their real line numbers, so tracebacks already point into the .md file.
+
+The parent (`deck.execute`) started this process in its own process group with stdin from
+/dev/null. Before each cell and inline expression the worker sends a progress event on the
+EVENTS_FD socket, so the parent knows what is running: it enforces the time limit itself and
+reports crashes at that line. When the parent goes away (the socket reaches end of file) the
+worker kills its whole process group, its children included.
 """
 
 from __future__ import annotations
@@ -10,20 +16,24 @@ from __future__ import annotations
 import ast
 import contextlib
 import importlib.abc
-import importlib.util
+import importlib.machinery
 import io
 import json
 import os
 import random
+import resource
 import signal
 import sys
+import threading
 import time
 import traceback
 import warnings
 from pathlib import Path
 from typing import Any
 
+from deck.deps import Recorder
 from deck.figures import save_open_figures
+from deck.model import CellResult, Figure, Output, SectionResult
 from deck.show import inline_text, to_output
 
 
@@ -31,20 +41,38 @@ class CellTimeout(Exception):
     pass
 
 
+class StepError(Exception):
+    """A problem with a cell's result (not its code): reported at the cell's line."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+SEEDERS = {
+    "torch": lambda module, seed: module.manual_seed(seed),
+    "numpy": lambda module, seed: module.random.seed(seed),
+}
+
+
 class _SeedOnImport(importlib.abc.MetaPathFinder):
-    """Seeds torch right after its first import, so sections without torch never load it."""
+    """Seeds numpy and torch right after their first import, so sections that do not use
+    them never load them (and do not depend on them)."""
 
     def __init__(self, seed: int):
         self.seed = seed
+        self.pending = set(SEEDERS)
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name != "torch":
+        if name not in self.pending:
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
+        self.pending.discard(name)
+        if not self.pending:
+            sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is None or spec.loader is None:
             return spec
-        loader, seed = spec.loader, self.seed
+        loader, seed, seeder = spec.loader, self.seed, SEEDERS[name]
 
         class Seeding(importlib.abc.Loader):
             def create_module(self, spec: Any) -> Any:
@@ -52,18 +80,120 @@ class _SeedOnImport(importlib.abc.MetaPathFinder):
 
             def exec_module(self, module: Any) -> None:
                 loader.exec_module(module)
-                module.manual_seed(seed)
+                seeder(module, seed)
 
         spec.loader = Seeding()
         return spec
 
 
+class Channel:
+    """Progress events to the parent, one JSON line each; watches for the parent going away."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def send(self, **event: Any) -> None:
+        try:
+            os.write(self.fd, (json.dumps(event) + "\n").encode())
+        except OSError:
+            _kill_my_group()
+
+    def _watch(self) -> None:
+        try:
+            while os.read(self.fd, 4096):
+                pass
+        except OSError:
+            pass
+        _kill_my_group()  # the parent is gone: nothing of this section may outlive it
+
+
+def _kill_my_group() -> None:
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+class CappedText(io.TextIOBase):
+    """Captured printed output that keeps the first `limit` characters and counts the rest."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.parts: list[str] = []
+        self.kept = 0
+        self.total = 0
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.total += len(text)
+        room = self.limit - self.kept
+        if room > 0:
+            piece = text[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        return len(text)
+
+    def getvalue(self) -> str:
+        return truncated("".join(self.parts), self.total, self.limit)
+
+
+def truncated(text: str, total: int, limit: int) -> str:
+    if total <= limit:
+        return text
+    return text[:limit] + f"\n… output truncated: {total:,} characters, showing the first {limit:,}"
+
+
+def _valid_text(text: str, what: str) -> str:
+    """`text` if it can be written as UTF-8; else a StepError naming the bad character."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        raise StepError(
+            "exec",
+            f"{what} is not valid Unicode: {bad!r} at character {exc.start + 1} "
+            "(a lone surrogate, e.g. from decoding bytes with errors='surrogateescape')",
+        ) from None
+    return text
+
+
 def _error(path: str, line: int, code: str, message: str) -> dict[str, Any]:
+    # an exception's text may hold lone surrogates: show them escaped rather than crash
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
     return {"line": line, "code": code, "message": message, "path": path}
 
 
-def _exception_error(exc: BaseException, path: str, fallback: int) -> dict[str, Any]:
+def _describe(exc: BaseException) -> str:
+    try:
+        detail = str(exc)
+    except Exception:  # noqa: BLE001 - an exception whose __str__ fails still has a type
+        detail = "(its message could not be shown)"
+    return f"{type(exc).__name__}: {detail}"
+
+
+def _memory_hint(job: dict[str, Any]) -> str:
+    return (
+        f"out of memory: this worker may use at most exec.memory = {job['memory_mb']:,} MB "
+        "(raise `memory:` under `exec:` in lesson.yml if the cell really needs more)"
+    )
+
+
+def _is_out_of_memory(exc: BaseException) -> bool:
+    return isinstance(exc, MemoryError) or "can't allocate memory" in _describe(exc)
+
+
+def _exception_error(
+    exc: BaseException, path: str, fallback: int, job: dict[str, Any]
+) -> dict[str, Any]:
     """Map an exception to the deepest line of the .md file in its traceback."""
+    if isinstance(exc, StepError):
+        return _error(path, fallback, exc.code, str(exc))
     frames = traceback.extract_tb(exc.__traceback__)
     md = [f for f in frames if f.filename == path]
     line = md[-1].lineno if md and md[-1].lineno else fallback
@@ -75,11 +205,14 @@ def _exception_error(exc: BaseException, path: str, fallback: int) -> dict[str, 
         where = f" (raised in {os.path.basename(last.filename)}:{last.lineno} {last.name})"
     if isinstance(exc, CellTimeout):
         return _error(path, line, "timeout", str(exc))
+    if _is_out_of_memory(exc):
+        return _error(path, line, "memory", f"{type(exc).__name__}: {_memory_hint(job)}")
     if isinstance(exc, AssertionError):
         text = md[-1].line if md and md[-1].line else ""
-        detail = f": {exc}" if str(exc) else ""
+        message = _describe(exc).partition(": ")[2]
+        detail = f": {message}" if message else ""
         return _error(path, line, "assert", f"assertion failed: {text}{detail}{where}")
-    return _error(path, line, "exec", f"{type(exc).__name__}: {exc}{where}")
+    return _error(path, line, "exec", f"{_describe(exc)}{where}")
 
 
 def _compile_cell(code: str, path: str, first_line: int) -> tuple[Any, Any]:
@@ -97,9 +230,9 @@ def _compile_cell(code: str, path: str, first_line: int) -> tuple[Any, Any]:
     return compile(tree, path, "exec"), last
 
 
-def _run_with_timeout(seconds: float, fn: Any) -> Any:
+def _run_with_timeout(seconds: float, what: str, fn: Any) -> Any:
     def expire(signum: int, frame: Any) -> None:
-        raise CellTimeout(f"cell still running after {seconds:g} s (set `#| timeout:`)")
+        raise CellTimeout(f"{what} still running after {seconds:g} s (set `#| timeout:`)")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -110,80 +243,133 @@ def _run_with_timeout(seconds: float, fn: Any) -> Any:
         signal.signal(signal.SIGALRM, previous)
 
 
-def run_job(job: dict[str, Any]) -> dict[str, Any]:
-    path: str = job["path"]
+def _shown(value: Any, limit: int) -> Output | None:
+    """The cell's last value as an output, within the output limit."""
+    shown = to_output(value)
+    if shown is None:
+        return None
+    data = _valid_text(shown.data, "the cell's value")
+    if len(data) > limit:
+        if shown.kind == "html":
+            raise StepError(
+                "output",
+                f"the cell's value is {len(data):,} characters of HTML, more than "
+                f"exec.output = {limit:,}: show a smaller part of it",
+            )
+        data = truncated(data, len(data), limit)
+    return Output(shown.kind, data)
+
+
+def _limit_memory(megabytes: int) -> None:
+    limit = megabytes * 2**20
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _prepare(job: dict[str, Any]) -> Recorder:
     seed = int(job["seed"])
-    figures = Path(job["figure_dir"])
-    figures.mkdir(parents=True, exist_ok=True)
+    Path(job["figure_dir"]).mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, job["lesson_dir"])
     os.chdir(job["lesson_dir"])
     random.seed(seed)
-    if importlib.util.find_spec("numpy"):
-        import numpy
-
-        numpy.random.seed(seed)
     sys.meta_path.insert(0, _SeedOnImport(seed))
     # A glyph missing from every font would show as a box on the slide: make it an error.
     warnings.filterwarnings("error", message=r"Glyph .* missing from (current )?font")
+    # Not dependencies: the section's own .md (tracebacks and warnings read its lines; its
+    # code is in the key), the figures it writes and the job's own files.
+    ignore = [job["md_file"], job["figure_dir"], job["job_dir"]]
+    recorder = Recorder(job["lesson_dir"], str(Path(__file__).parent), ignore)
+    sys.addaudithook(recorder.hook)
+    _limit_memory(int(job["memory_mb"]))
+    return recorder
+
+
+def run_job(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
+    path: str = job["path"]
+    limit = int(job["output_limit"])
+    figures = Path(job["figure_dir"])
+    recorder = _prepare(job)
     namespace: dict[str, Any] = {"__name__": "__main__"}
     cells_out = []
     started = time.perf_counter()
     for number, cell in enumerate(job["cells"], start=1):
+        channel.send(step="cell", index=number, line=cell["line"], timeout=cell["timeout"])
         t0 = time.perf_counter()
-        stdout = io.StringIO()
-        outputs: list[list[str]] = []
-        try:
+        stdout = CappedText(limit)
+        stem = cell.get("label") or f"{job['section']}-{number}"
+
+        def run(cell: dict[str, Any] = cell, stdout: CappedText = stdout, stem: str = stem) -> Any:
             body, last = _compile_cell(cell["code"], path, cell["code_line"])
+            with contextlib.redirect_stdout(stdout):
+                exec(body, namespace)
+                value = eval(last, namespace) if last is not None else None
+            outputs = []
+            if stdout.total:
+                outputs.append(Output("stdout", _valid_text(stdout.getvalue(), "printed text")))
+            saved = save_open_figures(figures, stem)
+            shown = _shown(value, limit)
+            if shown is not None:
+                outputs.append(shown)
+            return outputs, saved
 
-            def run(body: Any = body, last: Any = last, stdout: io.StringIO = stdout) -> Any:
-                with contextlib.redirect_stdout(stdout):
-                    exec(body, namespace)
-                    return eval(last, namespace) if last is not None else None
-
-            value = _run_with_timeout(float(cell["timeout"]), run)
+        try:
+            outputs, saved = _run_with_timeout(float(cell["timeout"]), "cell", run)
         except BaseException as exc:  # noqa: BLE001 - every failure is the author's to see
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            return {"error": _exception_error(exc, path, cell["line"])}
-        if stdout.getvalue():
-            outputs.append(["stdout", stdout.getvalue()])
-        shown = to_output(value)
-        if shown is not None:
-            outputs.append([shown.kind, shown.data])
-        stem = cell.get("label") or f"{job['section']}-{number}"
-        saved = save_open_figures(figures, stem)
+            return {"error": _exception_error(exc, path, cell["line"], job)}
         cells_out.append(
-            {
-                "line": cell["line"],
-                "seconds": round(time.perf_counter() - t0, 3),
-                "outputs": outputs,
-                "figures": [[f.file, f.width_in, f.height_in] for f in saved],
-            }
+            CellResult(
+                line=cell["line"],
+                seconds=round(time.perf_counter() - t0, 3),
+                outputs=tuple(outputs),
+                figures=tuple(Figure(f.file, f.width_in, f.height_in) for f in saved),
+            )
         )
     inline: dict[str, str] = {}
-    for item in job["inlines"]:
+    for number, item in enumerate(job["inlines"], start=1):
         expr = item["expr"]
-        try:
+        channel.send(step="inline", index=number, line=item["line"], timeout=job["timeout"])
+
+        def evaluate(expr: str = expr) -> str:
             code = compile(expr.strip(), path, "eval")
-            inline[expr] = inline_text(eval(code, namespace))
+            text = inline_text(eval(code, namespace))
+            text = _valid_text(text, f"the value of `{expr}`")
+            return truncated(text, len(text), limit)
+
+        try:
+            inline[expr] = _run_with_timeout(float(job["timeout"]), "inline expression", evaluate)
         except BaseException as exc:  # noqa: BLE001
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            detail = f"{type(exc).__name__}: {exc}"
-            return {"error": _error(path, item["line"], "inline", f"`{expr}` failed: {detail}")}
-    return {
-        "key": job["key"],
-        "seconds": round(time.perf_counter() - started, 3),
-        "cells": cells_out,
-        "inline": inline,
-    }
+            if _is_out_of_memory(exc):
+                detail = _memory_hint(job)
+            elif isinstance(exc, CellTimeout | StepError):
+                detail = str(exc)
+            else:
+                detail = _describe(exc)
+            code = "timeout" if isinstance(exc, CellTimeout) else "inline"
+            return {"error": _error(path, item["line"], code, f"`{expr}` failed: {detail}")}
+    channel.send(step="finish")
+    result = SectionResult(
+        key=job["key"],
+        cells=tuple(cells_out),
+        inline=inline,
+        seconds=round(time.perf_counter() - started, 3),
+        deps=recorder.dependencies(),
+    )
+    return result.to_json()
 
 
 def main() -> None:
-    job_path, result_path = sys.argv[1], sys.argv[2]
+    job_path, result_path, events_fd = sys.argv[1], sys.argv[2], int(sys.argv[3])
     job = json.loads(Path(job_path).read_text("utf-8"))
-    result = run_job(job)
-    Path(result_path).write_text(json.dumps(result, ensure_ascii=False), "utf-8")
+    channel = Channel(events_fd)
+    result = run_job(job, channel)
+    text = json.dumps(result, ensure_ascii=False)
+    Path(result_path).write_text(text, "utf-8")
 
 
 if __name__ == "__main__":

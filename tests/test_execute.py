@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from deck.errors import Diagnostic
-from deck.execute import Job, run_section
+from deck.execute import Job, Progress, run_section, run_sections
 from deck.load import load_lesson
 from deck.model import SectionResult
 
@@ -209,3 +209,49 @@ def test_inline_text_formats(value, text):
     from deck.show import inline_text
 
     assert inline_text(value) == text
+
+
+def test_progress_reports_each_step_with_its_line(tmp_path: Path):
+    body = """
+    ## A
+
+    ```{python}
+    a = 1
+    ```
+
+    ```{python}
+    b = 2
+    ```
+
+    ```{python}
+    c = 3
+    ```
+
+    sum: `{python} a + b + c`
+    """
+    folder = tmp_path / "lesson"
+    folder.mkdir()
+    (folder / "lesson.yml").write_text("exec:\n  seed: 1\n")
+    (folder / "01-s.md").write_text(textwrap.dedent(body).lstrip("\n"))
+    lines = (folder / "01-s.md").read_text().splitlines()
+    fences = [n for n, line in enumerate(lines, start=1) if line == "```{python}"]
+    inline = next(n for n, line in enumerate(lines, start=1) if "`{python} a + b + c`" in line)
+    lesson = load_lesson(folder)
+    job = Job(lesson.sections[0], "key", tmp_path / "figs", estimate=12.5)
+    events: list[Progress] = []
+    outcomes = run_sections(lesson, [job], 1, lambda *args: None, on_progress=events.append)
+    assert isinstance(outcomes["01-s"], SectionResult)
+    assert [(e.step, e.cell, e.cells, e.line) for e in events] == [
+        ("start", 0, 3, 1),
+        ("cell", 1, 3, fences[0]),
+        ("cell", 2, 3, fences[1]),
+        ("cell", 3, 3, fences[2]),
+        ("inline", 3, 3, inline),
+        ("finish", 3, 3, inline),
+        ("done", 3, 3, inline),
+    ]
+    assert {(e.section, e.rel, e.estimate, e.section_started, e.ok) for e in events} == {
+        ("01-s", lesson.sections[0].rel, 12.5, events[0].section_started, True)
+    }
+    starts = [e.started for e in events]
+    assert starts == sorted(starts)

@@ -273,13 +273,13 @@ def options(root: Path, **kw: object) -> Options:
 def test_the_report_says_what_ran_and_a_no_change_build_does_nothing(tmp_path: Path):
     write_lesson(tmp_path, {**SIMPLE, "02-b.md": "## 二\n\n```{python}\ny = 1\n```\n"})
     first = build(["cat"], options(tmp_path), lambda _: None)
-    assert first.executed == ["01-a", "02-b"] and first.published
+    assert first.executed == ["cat/01-a", "cat/02-b"] and first.published
     again = build(["cat"], options(tmp_path), lambda _: None)
     assert again.up_to_date == ["cat"] and again.executed == [] and not again.published
     section = tmp_path / "content/cat/01-a.md"
     section.write_text(section.read_text().replace("讲稿", "新的讲稿"))  # prose only
     prose = build(["cat"], options(tmp_path), lambda _: None)
-    assert prose.executed == [] and prose.reused == ["01-a", "02-b"] and prose.published
+    assert prose.executed == [] and prose.reused == ["cat/01-a", "cat/02-b"] and prose.published
 
 
 @pytest.mark.parametrize("damage", ["delete", "edit"])
