@@ -11,8 +11,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = re.compile(r"(?<![A-Za-z_\d.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def rounded(value: float, digits: int, slack: float = 1e-6) -> Any:
+    """What a slide printing `value` with `digits` decimals may show: the value within half a
+    unit of the last digit (plus `slack` for another CPU's last bits), never its exact digits."""
+    return pytest.approx(value, abs=0.5 * 10**-digits + slack)
 
 
 @dataclass(frozen=True)

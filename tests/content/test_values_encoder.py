@@ -17,8 +17,15 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from lesson_build import NUMBER, Built
+from lesson_build import NUMBER, Built, rounded
 from torch import nn
+
+
+@pytest.fixture
+def lesson(lesson: Built) -> Built:
+    """Inline values are looked up in this section only (item 22 of issue 7)."""
+    return lesson.scoped("05")
+
 
 # The paper's configurations (Vaswani et al. 2017, Table 3): inputs, not results.
 PAPER = {"base": (6, 512, 8, 2048), "large": (6, 1024, 16, 4096)}
@@ -131,7 +138,7 @@ def test_parameter_shares_and_growth(lesson: Built):
     ratio = count(torch_encoder(n_large, d_large, h_large, f_large)) / count(
         torch_encoder(n_layers, d, heads, d_ff)
     )
-    assert lesson.number("f\"{large['encoder'] / base['encoder']:.2f}\"") == round(ratio, 2)
+    assert lesson.number("f\"{large['encoder'] / base['encoder']:.2f}\"") == rounded(ratio, 2)
     # independent layers: k · P; one layer reused k times: P (parameters counted once)
     expected = []
     for k in range(1, n_layers + 1):
@@ -259,7 +266,7 @@ def test_residual_ablation_supports_the_claim(lesson: Built):
     assert torch.equal(y, x.sort(dim=1).values)
     assert lesson.number("VOCAB") == vocab and lesson.number("VOCAB - 1") == vocab - 1
     assert lesson.number("SEQ_LEN") == seq_len
-    assert lesson.number('f"{chance:.3f}"') == round(math.log(vocab), 3)
+    assert lesson.number('f"{chance:.3f}"') == rounded(math.log(vocab), 3)
     with_res = lesson.number("f\"{res['final_with_residual']:.3f}\"")
     without = lesson.number("f\"{res['final_without_residual']:.3f}\"")
     assert without > 5 * with_res

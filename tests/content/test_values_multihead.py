@@ -19,6 +19,13 @@ import torch
 from lesson_build import Built
 from torch import nn
 
+
+@pytest.fixture
+def lesson(lesson: Built) -> Built:
+    """Inline values are looked up in this section only (item 22 of issue 7)."""
+    return lesson.scoped("04")
+
+
 BASE = {"d_model": 512, "num_heads": 8}  # the paper's configurations (inputs, not results)
 LARGE = {"d_model": 1024, "num_heads": 16}
 S = "04"  # this section's file name prefix: inline values are looked up here only

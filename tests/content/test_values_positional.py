@@ -15,8 +15,15 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from lesson_build import NUMBER, Built
+from lesson_build import NUMBER, Built, rounded
 from torch import nn
+
+
+@pytest.fixture
+def lesson(lesson: Built) -> Built:
+    """Inline values are looked up in this section only (item 22 of issue 7)."""
+    return lesson.scoped("03")
+
 
 SECTION = "03-positional-encoding.md"
 
@@ -70,9 +77,9 @@ def test_permutation_equivariance_recomputed_with_torch_sdpa(lesson: Built):
 def test_formula_constants_and_check(lesson: Built):
     d = 512
     assert lesson.number("d_model", "03") == d
-    assert lesson.number('f"{shortest:.2f}"') == round(2 * math.pi, 2)
+    assert lesson.number('f"{shortest:.2f}"') == rounded(2 * math.pi, 2)
     longest = 2 * math.pi * 10000 ** ((d - 2) / d)  # the slowest pair, i = d/2 − 1
-    assert lesson.number('f"{longest:,.0f}"') == round(longest)
+    assert lesson.number('f"{longest:,.0f}"') == rounded(longest, 0)
     assert lesson.number('f"{formula_error:.1e}"') < 1e-12
 
 
@@ -86,8 +93,8 @@ def test_wave_periods_in_text_and_alt(lesson: Built):
 
     assert lesson.number("wave_dims[0]") == 0
     assert lesson.number("wave_dims[-1]") == 40
-    assert lesson.number('f"{wave_periods[0]:.1f}"') == round(period(0), 1)
-    assert lesson.number('f"{wave_periods[-1]:.1f}"') == round(period(40), 1)
+    assert lesson.number('f"{wave_periods[0]:.1f}"') == rounded(period(0), 1)
+    assert lesson.number('f"{wave_periods[-1]:.1f}"') == rounded(period(40), 1)
     (waves,) = [f for f in lesson.values["figures"] if f["label"] == "pe-waves"]
     for j in (0, 10, 20, 40):
         assert f"维度 {j} 周期 {period(j):.1f}" in waves["alt"]
@@ -104,8 +111,8 @@ def test_adding_to_word_embeddings(lesson: Built):
     assert gap == pytest.approx(float(np.linalg.norm(closed_pe(5, 64)[0] - closed_pe(5, 64)[4])))
     cosine = float(x[0] @ x[4] / (np.linalg.norm(x[0]) * np.linalg.norm(x[4])))
     assert lesson.number('f"{gap_before:.1f}"') == 0
-    assert lesson.number('f"{gap_after:.2f}"') == round(gap, 2)
-    assert lesson.number('f"{cos_after:.3f}"') == round(cosine, 3)
+    assert lesson.number('f"{gap_after:.2f}"') == rounded(gap, 2)
+    assert lesson.number('f"{cos_after:.3f}"') == rounded(cosine, 3)
     assert lesson.number("embed_dim") == 64
 
 
@@ -161,7 +168,7 @@ def test_length_limit(lesson: Built):
     with pytest.raises(IndexError) as caught:
         nn.Embedding(512, 512)(torch.tensor([far]))
     assert lesson.inline("learned_error") == f"IndexError: {caught.value}"
-    assert lesson.number('f"{far_value:.4f}"') == round(math.sin(far), 4)
+    assert lesson.number('f"{far_value:.4f}"') == rounded(math.sin(far), 4)
     printed = lesson.output("length-limit")
     assert f"IndexError - {caught.value}" in printed
     sinus_line = next(line for line in printed.splitlines() if line.startswith("正弦编码"))

@@ -9,6 +9,12 @@ import torch
 from lesson_build import Built
 
 
+@pytest.fixture
+def lesson(lesson: Built) -> Built:
+    """Inline values are looked up in this section only (item 22 of issue 7)."""
+    return lesson.scoped("06")
+
+
 def softmax_rows(rows: list[list[float]]) -> list[list[float]]:
     out = []
     for row in rows:

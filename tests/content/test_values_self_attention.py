@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from lesson_build import Built
+from lesson_build import Built, rounded
+
+
+@pytest.fixture
+def lesson(lesson: Built) -> Built:
+    """Inline values are looked up in this section only (item 22 of issue 7)."""
+    return lesson.scoped("02")
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +55,8 @@ def test_example_tables(lesson: Built, example):
 
 def test_example_inline_values(lesson: Built, example):
     lesson = lesson.scoped("02")
-    assert lesson.number('f"{np.sqrt(d_k):.3f}"') == round(math.sqrt(3), 3)
-    assert lesson.number('f"{scores[1, 2]:.3f}"') == round(float(example["scores"][1, 2]), 3)
+    assert lesson.number('f"{np.sqrt(d_k):.3f}"') == rounded(math.sqrt(3), 3)
+    assert lesson.number('f"{scores[1, 2]:.3f}"') == rounded(float(example["scores"][1, 2]), 3)
     sums = lesson.inline('", ".join(f"{s:.6f}" for s in row_sums)')
     assert sums == "1.000000, 1.000000, 1.000000"
     assert (
@@ -103,8 +109,8 @@ def test_it_animal_numbers_match_transformers_bert(lesson: Built):
     layer, head = divmod(int(to_animal.argmax()), to_animal.shape[1])
     assert lesson.number('top["layer"] + 1') == layer + 1
     assert lesson.number('top["head"] + 1') == head + 1
-    assert lesson.number("f\"{top['to_animal']:.3f}\"") == round(float(to_animal[layer, head]), 3)
-    assert lesson.number("f\"{top['to_street']:.3f}\"") == round(float(to_street[layer, head]), 3)
+    assert lesson.number("f\"{top['to_animal']:.3f}\"") == rounded(float(to_animal[layer, head]), 3)
+    assert lesson.number("f\"{top['to_street']:.3f}\"") == rounded(float(to_street[layer, head]), 3)
     assert lesson.number('it["heads_preferring_animal"]') == int((to_animal > to_street).sum())
     assert lesson.number("n_heads", "02") == to_animal.numel()
 
