@@ -283,3 +283,46 @@ def pe_ablation(steps: int = 150, n_test: int = 1000, seed: int = 0) -> dict:
         same = prediction[:n_test] == prediction[n_test:]  # 原序列与交换后的序列预测是否相同
         result[f"pair_agreement_{name}"] = float(same.float().mean())
     return result
+
+
+def order_batch_at(
+    gen: torch.Generator, batch: int, n: int, lo: int, hi: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """长度 n 的序列，A、B 落在 [lo, hi) 里两个不同的随机位置；标签 = A 是否在 B 之前。"""
+    x = torch.randint(2, 12, (batch, n), generator=gen)
+    pos_a = torch.randint(lo, hi, (batch,), generator=gen)
+    pos_b = torch.randint(lo, hi - 1, (batch,), generator=gen)
+    pos_b = pos_b + (pos_b >= pos_a).long()  # 与 pos_a 不同，且在 [lo, hi) 里均匀
+    rows = torch.arange(batch)
+    x[rows, pos_a], x[rows, pos_b] = A, B
+    return x, (pos_a < pos_b).long()
+
+
+def pe_extrapolation(
+    test_len: int = 2 * SEQ_LEN, steps: int = 150, n_test: int = 2000, seed: int = 0
+) -> dict:
+    """正弦编码「对任意位置都有定义」，模型就会外推吗？
+
+    在长度 SEQ_LEN 的序列上训练「A 是否在 B 之前」（与 pe_ablation 的有位置编码模型相同），
+    然后把位置表加长到 test_len（前 SEQ_LEN 行不变），在长度 test_len 的序列上测：
+    A、B 都落在训练见过的位置 [0, SEQ_LEN)，或都落在没见过的位置 [SEQ_LEN, test_len)。
+    两组序列一样长、填充词一样多，只差 A、B 的位置。
+    返回 {"train_len", "test_len", "chance", "accuracy_train", "accuracy_seen_positions",
+          "accuracy_unseen_positions"}
+    """
+    with reproducible(seed):
+        model = OrderModel(use_position=True)
+        train(model, order_batch, order_loss, steps, lr=3e-3, seed=seed)
+        d_model = model.embed.embedding_dim
+        result = {"train_len": SEQ_LEN, "test_len": test_len, "chance": 0.5}
+        with torch.no_grad():
+            gen = torch.Generator().manual_seed(seed + 1)
+            x, y = order_batch_at(gen, n_test, SEQ_LEN, 0, SEQ_LEN)
+            result["accuracy_train"] = float((model(x).argmax(-1) == y).float().mean())
+            model.position = SinusoidalPositionalEncoding(test_len, d_model)  # 同一公式，表更长
+            for name, (lo, hi) in (("seen", (0, SEQ_LEN)), ("unseen", (SEQ_LEN, test_len))):
+                gen = torch.Generator().manual_seed(seed + 2)
+                x, y = order_batch_at(gen, n_test, test_len, lo, hi)
+                accuracy = float((model(x).argmax(-1) == y).float().mean())
+                result[f"accuracy_{name}_positions"] = accuracy
+    return result
