@@ -67,7 +67,15 @@ def lines(
         _, ax = plt.subplots(figsize=(7.2, 4.2))
     colors = [BLUE, ORANGE, GREEN, RED, GREY]
     for (name, y), color in zip(series.items(), colors, strict=False):
-        ax.plot(x, y, marker="o" if markers else None, markersize=4, label=name, color=color)
+        y = list(y)  # a curve may stop early (a training run that diverged)
+        ax.plot(
+            list(x)[: len(y)],
+            y,
+            marker="o" if markers else None,
+            markersize=4,
+            label=name,
+            color=color,
+        )
     if logy:
         ax.set_yscale("log")
     ax.set_title(title)
