@@ -19,7 +19,7 @@ def mean_position_similarity(h: torch.Tensor) -> float:
     return float((off_diagonal / (n * (n - 1))).mean())
 
 
-def residual_at_initialisation(num_layers: int = 6, batch: int = 256, seed: int = 0) -> dict:
+def residual_at_initialisation(num_layers: int = 6, batch: int = 64, seed: int = 0) -> dict:
     """与 residual_ablation 相同的两个模型（同一种子）在训练开始前、同一批数据上：
 
     - "similarity"：编码器输入（第 0 层）和每一层之后，同一序列内各位置表示的平均余弦相似度；
@@ -33,16 +33,17 @@ def residual_at_initialisation(num_layers: int = 6, batch: int = 256, seed: int 
     for name, residual in (("with_residual", True), ("without_residual", False)):
         with reproducible(seed):
             model = SortModel(num_layers, residual)
-        h = model.position(model.embed(x))
-        sims = [mean_position_similarity(h)]
-        for layer in model.encoder.layers:
-            h, _ = layer(h)
-            sims.append(mean_position_similarity(h))
-        loss = sort_loss(model, x, y)
+        with torch.no_grad():
+            h = model.position(model.embed(x))
+            sims = [mean_position_similarity(h)]
+            for layer in model.encoder.layers:
+                h, _ = layer(h)
+                sims.append(mean_position_similarity(h))
+        loss = sort_loss(model, x, y)  # 同一批数据再前向一次，这次记录梯度
         loss.backward()
         grads = []
         for layer in model.encoder.layers:
             squares = sum(float(p.grad.pow(2).sum()) for p in layer.self_attn.parameters())
             grads.append(squares**0.5)
-        result[name] = {"similarity": sims, "attention_grad": grads, "loss": float(loss)}
+        result[name] = {"similarity": sims, "attention_grad": grads, "loss": loss.item()}
     return result

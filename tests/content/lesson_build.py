@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -46,7 +47,10 @@ class Built:
         assert shown, f"no inline value `{expr}` in values.json"
         assert len(shown) == 1, f"`{expr}` shows {shown}: name the section"
         text = shown.pop()
-        assert text in self.html, f"`{text}` not on any slide"  # math keeps its TeX source
+        # math keeps its TeX source; other text is HTML-escaped ("->" is "-&gt;")
+        assert text in self.html or html.escape(text, quote=False) in self.html, (
+            f"`{text}` not on any slide"
+        )
         return text
 
     def number(self, expr: str, section: str | None = None) -> float:

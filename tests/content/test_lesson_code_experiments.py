@@ -72,7 +72,7 @@ def test_identical_in_fresh_process(results):
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONHASHSEED="12345")
     proc = subprocess.run(
         [sys.executable, "-c", FRESH_PROCESS_SCRIPT],
-        capture_output=True, text=True, env=env, timeout=300,
+        capture_output=True, text=True, env=env, timeout=1200,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     fresh = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -71,13 +71,12 @@ def test_example_inline_values(lesson: Built, example):
 def test_exercise_answer_is_the_closed_form(lesson: Built):
     Q = [[1, 2, 0], [0, 1, 1]]  # 2 tokens, d_k = 3: n ≠ d_k
     K = [[1, 0, 1], [1, 1, 0]]
-    assert lesson.output_numbers("exercise-weights")[:2] == [1, 2]  # column headers t1, t2
     expected = []
     for q in Q:
         s = [sum(a * b for a, b in zip(q, k, strict=True)) / math.sqrt(3) for k in K]
         z = sum(math.exp(x) for x in s)
         expected.append([math.exp(x) / z for x in s])
-    close(lesson.output_numbers("exercise-weights")[2:], np.array(expected)[:, :], 3)
+    close(lesson.output_numbers("exercise-weights"), np.array(expected), 3)
     assert lesson.number("ex_dk") == 3 and lesson.number("ex_n") == 2
     with pytest.raises(ValueError) as caught:
         np.array(Q, dtype=float) @ np.array(K, dtype=float)
