@@ -34,16 +34,17 @@ def self_attention_np(
 ) -> tuple[np.ndarray, np.ndarray]:
     """NumPy 版 Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V。
 
+    ① 线性变换在函数外完成：Q = X W^Q，K = X W^K，V = X W^V。
     Q: (..., n_q, d_k)，K: (..., n_k, d_k)，V: (..., n_k, d_v)
     返回 output (..., n_q, d_v) 和 weights (..., n_q, n_k)。
     """
     d_k = Q.shape[-1]
-    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)  # 第 1 步：打分
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)  # ② 打分并缩放
     if mask is None:
-        weights = softmax(scores, axis=-1)  # 第 2 步：每行归一化
+        weights = softmax(scores, axis=-1)  # ③ 每行 softmax 归一化
     else:
         weights = masked_softmax(scores, mask)
-    output = weights @ V  # 第 3 步：对 V 加权求和
+    output = weights @ V  # ④ 对 V 加权求和
     return output, weights
 
 

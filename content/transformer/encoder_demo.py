@@ -1,9 +1,13 @@
-"""第五部分（编码器）用到、其他模块没有的小实验：去掉残差后各位置的表示是否「塌缩」成同一个向量。"""
+"""第五部分（编码器）用到、其他模块没有的小实验：去掉残差后，初始化时发生了什么。
+
+两种常见解释：「梯度消失」（梯度传不回前面的层）与「秩塌缩」（同一序列里各位置的表示变成同一个
+向量，Dong et al. 2021）。这里在初始化时把两者都量出来。
+"""
 
 import torch
 import torch.nn.functional as F
 
-from experiments_training import SortModel, reproducible, sort_batch
+from experiments_training import SortModel, reproducible, sort_batch, sort_loss
 
 
 def mean_position_similarity(h: torch.Tensor) -> float:
@@ -15,24 +19,31 @@ def mean_position_similarity(h: torch.Tensor) -> float:
     return float((off_diagonal / (n * (n - 1))).mean())
 
 
-@torch.no_grad()
-def position_similarity(num_layers: int = 6, batch: int = 256, seed: int = 0) -> dict:
-    """与 residual_ablation 相同的两个模型（同一种子）在初始化时：嵌入 + 位置编码之后、
-    每一层之后，同一序列内各位置表示的平均余弦相似度。
+def residual_at_initialisation(num_layers: int = 6, batch: int = 64, seed: int = 0) -> dict:
+    """与 residual_ablation 相同的两个模型（同一种子）在训练开始前、同一批数据上：
 
-    没有残差时，每层输出只剩「注意力对各位置的加权平均」，几层之后所有位置几乎是同一个向量，
-    逐位置的信息（以及回传给各位置的梯度信号）都丢了。
-    返回 {"layer": [0..N]（0 = 编码器的输入）, "with_residual": [...], "without_residual": [...]}
+    - "similarity"：编码器输入（第 0 层）和每一层之后，同一序列内各位置表示的平均余弦相似度；
+      接近 1 表示所有位置塌缩成了同一个向量。
+    - "attention_grad"：损失对每一层注意力参数（W_Q、W_K、W_V、W_O 及偏置）的梯度范数。
+    返回 {"layer": [0..N], "with_residual"/"without_residual": {"similarity": [N+1],
+          "attention_grad": [N]（第 1..N 层）, "loss"}}
     """
-    x, _ = sort_batch(torch.Generator().manual_seed(seed + 1), batch)
+    x, y = sort_batch(torch.Generator().manual_seed(seed + 1), batch)
     result = {"layer": list(range(num_layers + 1))}
     for name, residual in (("with_residual", True), ("without_residual", False)):
         with reproducible(seed):
-            model = SortModel(num_layers, residual).eval()
-        h = model.position(model.embed(x))
-        sims = [mean_position_similarity(h)]
+            model = SortModel(num_layers, residual)
+        with torch.no_grad():
+            h = model.position(model.embed(x))
+            sims = [mean_position_similarity(h)]
+            for layer in model.encoder.layers:
+                h, _ = layer(h)
+                sims.append(mean_position_similarity(h))
+        loss = sort_loss(model, x, y)  # 同一批数据再前向一次，这次记录梯度
+        loss.backward()
+        grads = []
         for layer in model.encoder.layers:
-            h, _ = layer(h)
-            sims.append(mean_position_similarity(h))
-        result[name] = sims
+            squares = sum(float(p.grad.pow(2).sum()) for p in layer.self_attn.parameters())
+            grads.append(squares**0.5)
+        result[name] = {"similarity": sims, "attention_grad": grads, "loss": loss.item()}
     return result

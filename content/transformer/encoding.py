@@ -1,4 +1,4 @@
-"""位置编码：正弦/余弦编码（论文公式）、可学习的位置表，以及相对位置的旋转矩阵 M_k。
+"""位置编码：正弦/余弦编码（论文公式）、可学习位置嵌入，以及相对位置的旋转矩阵 M_k。
 
 PE(pos, 2i)   = sin(pos / 10000^(2i / d_model))
 PE(pos, 2i+1) = cos(pos / 10000^(2i / d_model))
@@ -42,7 +42,7 @@ class SinusoidalPositionalEncoding(nn.Module):
 
 
 class LearnedPositionalEncoding(nn.Module):
-    """可学习的位置表（BERT/GPT 的做法）：max_len × d_model 个参数，超过 max_len 就无法外推。"""
+    """可学习位置嵌入（BERT/GPT 的做法）：max_len × d_model 个参数，超过 max_len 就无法外推。"""
 
     def __init__(self, max_len: int, d_model: int):
         super().__init__()

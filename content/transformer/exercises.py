@@ -1,11 +1,18 @@
-"""课堂动手与小测用的数据：2×2 的 Q、K，以及几种典型错误会算出的"答案"。"""
+"""课堂动手与小测用的数据：两组 2×3 的 Q、K（2 个词，d_k = 3），以及几种典型错误会算出的"答案"。
+
+n = 2 ≠ d_k = 3：忘了转置 K 时 Q @ K 的形状对不上，会直接报错，而不是悄悄算出一个错的方阵。
+"""
 
 import numpy as np
 
 from attention import softmax
 
-EXERCISE_Q = np.array([[1.0, 2.0], [0.0, 1.0]])
-EXERCISE_K = np.array([[1.0, 0.0], [1.0, 1.0]])
+# 第二部分「课堂动手」
+EXERCISE_Q = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0]])
+EXERCISE_K = np.array([[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+# 第六部分小测：另一组数，答案不能从前面的幻灯片上抄
+QUIZ_Q = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0]])
+QUIZ_K = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 2.0]])
 
 
 def exercise_weights(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
@@ -14,13 +21,22 @@ def exercise_weights(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
 
 
 def typical_mistakes(Q: np.ndarray, K: np.ndarray) -> dict[str, np.ndarray]:
-    """学生最常犯的三种错误各自会得到的权重矩阵。"""
+    """三种常见错误各自算出的权重矩阵；每一行仍是一个概率分布（和为 1），看上去都像答案。"""
     d_k = Q.shape[-1]
     return {
         "忘了除以 √d_k": softmax(Q @ K.T, axis=-1),
-        "softmax 沿错了轴（按列归一化）": softmax(Q @ K.T / np.sqrt(d_k), axis=0),
-        "忘了转置 K": softmax(Q @ K / np.sqrt(d_k), axis=-1),
+        "除以 d_k 而不是 √d_k": softmax(Q @ K.T / d_k, axis=-1),
+        "Q、K 对调（算成 KQᵀ）": softmax(K @ Q.T / np.sqrt(d_k), axis=-1),
     }
+
+
+def missing_transpose_error(Q: np.ndarray, K: np.ndarray) -> str:
+    """忘了转置 K 时 NumPy 给出的错误信息（n ≠ d_k 时形状对不上）。"""
+    try:
+        Q @ K
+    except ValueError as error:
+        return str(error)
+    return ""
 
 
 def row_text(row: np.ndarray, digits: int = 3) -> str:

@@ -4,6 +4,7 @@
 """
 
 import math
+import os
 import time
 import tracemalloc
 
@@ -50,8 +51,8 @@ def rnn_gradient_vs_distance(
     attention_norms = torch.zeros(seq_len, dtype=torch.float64)
     for _ in range(n_trials):
         x = randn(seq_len, d)
-        J_rnn = jacobian(lambda x: rnn_last_state(x, W_x, W_h), x)  # (hidden, seq_len, d)
-        J_att = jacobian(lambda x: attention_last_output(x, W_q, W_k, W_v), x)  # (d, seq_len, d)
+        J_rnn = jacobian(lambda x: rnn_last_state(x, W_x, W_h), x, vectorize=True)  # (hidden, n, d)
+        J_att = jacobian(lambda x: attention_last_output(x, W_q, W_k, W_v), x, vectorize=True)
         rnn_norms += J_rnn.norm(dim=(0, 2)) / n_trials
         attention_norms += J_att.norm(dim=(0, 2)) / n_trials
     return {  # 位置 t 对应距离 T - t，翻转后按距离从 0 开始排列
@@ -59,6 +60,23 @@ def rnn_gradient_vs_distance(
         "rnn": rnn_norms.flip(0).tolist(),
         "attention": attention_norms.flip(0).tolist(),
     }
+
+
+def far_gradient_ratio(grad: dict, min_distance: int = 20) -> float:
+    """距离 ≥ min_distance 处，自注意力的平均梯度范数是 RNN 的多少倍。"""
+    far = [i for i, d in enumerate(grad["distance"]) if d >= min_distance]
+    rnn = sum(grad["rnn"][i] for i in far) / len(far)
+    return sum(grad["attention"][i] for i in far) / len(far) / rnn
+
+
+def rnn_gradient_spread(seeds=range(5), min_distance: int = 20) -> dict:
+    """同一个实验换几个随机种子（新的随机权重和序列）：far_gradient_ratio 的分布。
+
+    单个种子的倍数只是一次抽样；幻灯片报告范围而不是一个精确到个位的数。
+    返回 {"seeds": [...], "min_distance", "ratio": [每个种子一个]}
+    """
+    ratios = [far_gradient_ratio(rnn_gradient_vs_distance(seed=s), min_distance) for s in seeds]
+    return {"seeds": list(seeds), "min_distance": min_distance, "ratio": ratios}
 
 
 # ---------- 2. 为什么要除以 √d_k ----------
@@ -204,32 +222,43 @@ def median_seconds(repeats: int, fn, *args) -> float:
     return float(np.median(times))
 
 
-def attention_cost(
-    ns=(128, 256, 512, 1024, 2048), d: int = 64, repeats: int = 3, seed: int = 0
-) -> dict:
-    """注意力的时间/内存随序列长度 n 的变化（NumPy，float32，单头）。
+def attention_cost(ns=(128, 256, 512, 1024, 2048), d: int = 64, seed: int = 0) -> dict:
+    """注意力的计算量与内存随序列长度 n 的变化（NumPy，float32，单头）。全部确定，不计时。
 
-    确定部分（可测试）："n", "d", "score_matrix_bytes" = 4·n²，"attention_flops" = 4·n²·d
-    （QKᵀ 与 权重·V 各 2·n²·d），"rnn_flops" = 4·n·d²，"rnn_sequential_steps" = n。
-    测量部分（每次运行都不同）："measured": {"attention_seconds", "rnn_seconds",
-    "attention_peak_bytes"（tracemalloc 记录的 NumPy 峰值内存）}。
+    "score_matrix_bytes" = 4·n²，"attention_flops" = 4·n²·d（QKᵀ 与 权重·V 各 2·n²·d，不含投影），
+    "rnn_flops" = 4·n·d²（每步 x_t W_x 与 h W_h 各 2·d²），"rnn_sequential_steps" = n，
+    "attention_peak_bytes"：tracemalloc 记录的 self_attention_np 峰值内存（NumPy 的分配是确定的）。
     """
     rng = np.random.default_rng(seed)
     result = {"n": list(ns), "d": d, "score_matrix_bytes": [], "attention_flops": []}
-    result["rnn_flops"], result["rnn_sequential_steps"] = [], []
-    measured = {"attention_seconds": [], "rnn_seconds": [], "attention_peak_bytes": []}
-    W_x, W_h = (rng.standard_normal((d, d)).astype(np.float32) / np.sqrt(d) for _ in range(2))
+    result["rnn_flops"], result["rnn_sequential_steps"], result["attention_peak_bytes"] = [], [], []
     for n in ns:
-        X, Q, K, V = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(4))
+        Q, K, V = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
         result["score_matrix_bytes"].append(n * n * 4)
         result["attention_flops"].append(4 * n * n * d)
         result["rnn_flops"].append(4 * n * d * d)
         result["rnn_sequential_steps"].append(n)
-        measured["attention_seconds"].append(median_seconds(repeats, self_attention_np, Q, K, V))
-        measured["rnn_seconds"].append(median_seconds(repeats, rnn_steps_np, X, W_x, W_h))
         tracemalloc.start()
         self_attention_np(Q, K, V)
-        measured["attention_peak_bytes"].append(tracemalloc.get_traced_memory()[1])
+        result["attention_peak_bytes"].append(tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
-    result["measured"] = measured
+    return result
+
+
+def attention_timing(
+    ns=(128, 256, 512, 1024, 2048), d: int = 64, repeats: int = 3, seed: int = 0
+) -> dict:
+    """本机实测：NumPy 单头注意力与 n 步 tanh RNN 的耗时（中位数，秒）。每次运行都不同。
+
+    本课只在一处计时（第一部分），其他地方只用 attention_cost 的确定量。
+    返回 {"n", "d", "cpu_count"（os.cpu_count()）, "attention_seconds", "rnn_seconds"}
+    """
+    rng = np.random.default_rng(seed)
+    W_x, W_h = (rng.standard_normal((d, d)).astype(np.float32) / np.sqrt(d) for _ in range(2))
+    result = {"n": list(ns), "d": d, "cpu_count": os.cpu_count()}
+    result["attention_seconds"], result["rnn_seconds"] = [], []
+    for n in ns:
+        X, Q, K, V = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(4))
+        result["attention_seconds"].append(median_seconds(repeats, self_attention_np, Q, K, V))
+        result["rnn_seconds"].append(median_seconds(repeats, rnn_steps_np, X, W_x, W_h))
     return result

@@ -8,6 +8,8 @@ import numpy as np
 from pretrained import analyze
 
 IT_SENTENCE = "The animal didn't cross the street because it was too tired"
+# 对照句：只改最后一个词，"it" 就指 street 了
+CONTROL_SENTENCE = "The animal didn't cross the street because it was too wide"
 CAT_SENTENCE = "The cat sat on the mat"
 
 
@@ -39,6 +41,61 @@ def it_animal_attention(sentence: str = IT_SENTENCE) -> dict:
         },
         "top_head_weights": result.attentions[layer, head].tolist(),
     }
+
+
+def coreference_control(sentence: str = IT_SENTENCE, control: str = CONTROL_SENTENCE) -> dict:
+    """在原句里找出「it」→「animal」权重最大的头，再在对照句（it = street）里看同一个头。
+
+    若这个头在做指代消解，对照句里它应当转向 street；若它只是「大家都看 animal」（列模式），
+    对照句里它仍然看 animal，而且句中其他词也都看 animal。
+    返回 {"tokens": {"original", "control"}, "query", "animal", "street",
+          "top": {"layer", "head"}（从 0 计数，在原句上选出），
+          "original"/"control": {"it_to_animal", "it_to_street"（该头），
+              "others_to_animal"（该头里除 it 外的词对 animal 的平均权重），
+              "weights"（该头 n×n），"animal_share"（每个头 it→animal /(animal+street)，L×H），
+              "mean_animal_share"},
+          "n_heads", "right_in_both"（原句偏向 animal 且对照句偏向 street 的头数），
+          "right_in_both_max"（这些头给正确词的最大权重，没有则为 0）}
+    """
+    runs = {"original": analyze(sentence), "control": analyze(control)}
+    tokens = runs["original"].tokens
+    it, animal, street = tokens.index("it"), tokens.index("animal"), tokens.index("street")
+    assert [runs["control"].tokens.index(w) for w in ("it", "animal", "street")] == [
+        it,
+        animal,
+        street,
+    ]
+    to_animal = runs["original"].attentions[:, :, it, animal]
+    layer, head = (int(i) for i in np.unravel_index(np.argmax(to_animal), to_animal.shape))
+    others = [i for i in range(1, len(tokens) - 1) if i != it]  # 句中其他词（不含 [CLS]/[SEP]）
+    result = {
+        "tokens": {name: run.tokens for name, run in runs.items()},
+        "query": it,
+        "animal": animal,
+        "street": street,
+        "top": {"layer": layer, "head": head},
+        "n_heads": int(to_animal.size),
+    }
+    prefers = {}
+    for name, run in runs.items():
+        w = run.attentions[layer, head]
+        a, s = run.attentions[:, :, it, animal], run.attentions[:, :, it, street]
+        share = a / (a + s)
+        prefers[name] = a > s
+        result[name] = {
+            "it_to_animal": float(w[it, animal]),
+            "it_to_street": float(w[it, street]),
+            "others_to_animal": float(w[others, animal].mean()),
+            "weights": w.tolist(),
+            "animal_share": share.tolist(),
+            "mean_animal_share": float(share.mean()),
+        }
+    right = prefers["original"] & ~prefers["control"]
+    orig, ctrl = runs["original"].attentions, runs["control"].attentions
+    correct = np.maximum(orig[:, :, it, animal], ctrl[:, :, it, street])
+    result["right_in_both"] = int(right.sum())
+    result["right_in_both_max"] = float(correct[right].max()) if right.any() else 0.0
+    return result
 
 
 def head_statistics(weights: np.ndarray) -> dict:

@@ -1,4 +1,4 @@
-"""需要在构建时训练小模型的对比实验：关掉注意力头、去掉残差、去掉 LayerNorm、去掉位置编码。
+"""需要在构建时训练小模型的对比实验：关掉注意力头、去掉残差、LayerNorm 的位置、去掉位置编码。
 
 每个实验都在 reproducible(seed) 里运行：固定随机种子和线程数（单线程，保证每次结果逐位相同），
 结束后恢复全局随机状态。返回值都是普通数据（可 JSON 序列化）。
@@ -32,12 +32,17 @@ def reproducible(seed: int, threads: int = 1):
 def train(
     model: nn.Module, make_batch: Callable, compute_loss: Callable, steps: int, lr: float, seed: int
 ) -> list[float]:
-    """Adam 训练 steps 步，每步取一个新的随机批次；返回每一步的损失。"""
+    """Adam 训练 steps 步，每步取一个新的随机批次；返回每一步的损失。
+
+    损失变成 NaN/inf（训练发散）时立即停止：返回的列表比 steps 短，最后一个是发散前的损失。
+    """
     gen = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     losses = []
     for _ in range(steps):
         loss = compute_loss(model, *make_batch(gen))
+        if not torch.isfinite(loss):
+            break
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -158,13 +163,21 @@ def sort_batch(gen: torch.Generator, batch: int = 32) -> tuple[torch.Tensor, tor
 
 
 class SortModel(nn.Module):
-    """嵌入 + 正弦位置编码 → N 层 Post-LN 编码器 → 每个位置分类。"""
+    """嵌入 + 正弦位置编码 → N 层编码器（默认 Post-LN）→ 每个位置分类。
 
-    def __init__(self, num_layers: int, residual: bool, d_model: int = 32):
+    layer_options 传给 EncoderLayer（residual、norm_first、layer_norm）；final_norm 见 Encoder。
+    """
+
+    def __init__(
+        self, num_layers: int, residual: bool = True, d_model: int = 32, final_norm: bool = False,
+        **layer_options,
+    ):  # fmt: skip
         super().__init__()
         self.embed = nn.Embedding(VOCAB, d_model)
         self.position = SinusoidalPositionalEncoding(SEQ_LEN, d_model)
-        self.encoder = Encoder(num_layers, d_model, 4, 2 * d_model, residual=residual)
+        self.encoder = Encoder(
+            num_layers, d_model, 4, 2 * d_model, final_norm, residual=residual, **layer_options
+        )
         self.out = nn.Linear(d_model, VOCAB)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -196,26 +209,46 @@ def residual_ablation(num_layers: int = 6, steps: int = 200, seed: int = 0) -> d
     }
 
 
-def layernorm_activation_stats(
-    num_layers: int = 12, d_model: int = 64, n: int = 16, batch: int = 8, seed: int = 0
-) -> dict:
-    """随机初始化的深层编码器（有残差），每层输出的均值和标准差：有 LayerNorm vs 没有。
+LN_VARIANTS = {  # 都有残差；只差 LayerNorm 放在哪里、有没有
+    "post_ln": {},  # 论文：x = LN(x + F(x))
+    "pre_ln": {"norm_first": True, "final_norm": True},  # x = x + F(LN(x))，末尾再加一个 LN
+    "no_ln": {"layer_norm": False},  # x = x + F(x)
+}
 
-    返回 {"layer": [1..N], "with_layer_norm": {"mean", "std"},
-          "without_layer_norm": {"mean", "std"}}
+
+def layernorm_comparison(
+    num_layers: int = 6, steps: int = 150, lrs: tuple[float, ...] = (1e-3, 3e-2), seed: int = 0
+) -> dict:
+    """同一个排序任务、同样的数据与种子：Post-LN、Pre-LN、无 LayerNorm 三种编码器，
+    各用几种学习率训练。
+
+    结果事先并不确定：小学习率下三者可能一样好，大学习率下可能有的发散、有的停滞。
+    返回 {"steps", "num_layers", "lrs", "variants": [名字],
+          "runs": {名字: [每个学习率一个 {"losses", "final", "diverged_at"}]}}
+    final：最后 20 步的平均损失（发散则 None）；
+    diverged_at：损失第一次变成 NaN/inf 的步数（没有发散则 None）。
     """
-    result = {"layer": list(range(1, num_layers + 1))}
-    for name, layer_norm in (("with_layer_norm", True), ("without_layer_norm", False)):
-        with reproducible(seed), torch.no_grad():
-            encoder = Encoder(num_layers, d_model, 4, 4 * d_model, layer_norm=layer_norm)
-            x = torch.randn(batch, n, d_model)
-            means, stds = [], []
-            for layer in encoder.layers:
-                x, _ = layer(x)
-                means.append(float(x.mean()))
-                stds.append(float(x.std()))
-        result[name] = {"mean": means, "std": stds}
-    return result
+    runs = {name: [] for name in LN_VARIANTS}
+    for lr in lrs:
+        for name, options in LN_VARIANTS.items():
+            with reproducible(seed):
+                model = SortModel(num_layers, **options)
+                losses = train(model, sort_batch, sort_loss, steps, lr=lr, seed=seed)
+            diverged = len(losses) < steps
+            runs[name].append(
+                {
+                    "losses": losses,
+                    "final": None if diverged else sum(losses[-20:]) / 20,
+                    "diverged_at": len(losses) + 1 if diverged else None,
+                }
+            )
+    return {
+        "steps": steps,
+        "num_layers": num_layers,
+        "lrs": list(lrs),
+        "variants": list(LN_VARIANTS),
+        "runs": runs,
+    }
 
 
 # ---------- 3. 去掉位置编码：与顺序有关的任务 ----------
@@ -282,4 +315,47 @@ def pe_ablation(steps: int = 150, n_test: int = 1000, seed: int = 0) -> dict:
         result[f"losses_{name}"] = losses
         same = prediction[:n_test] == prediction[n_test:]  # 原序列与交换后的序列预测是否相同
         result[f"pair_agreement_{name}"] = float(same.float().mean())
+    return result
+
+
+def order_batch_at(
+    gen: torch.Generator, batch: int, n: int, lo: int, hi: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """长度 n 的序列，A、B 落在 [lo, hi) 里两个不同的随机位置；标签 = A 是否在 B 之前。"""
+    x = torch.randint(2, 12, (batch, n), generator=gen)
+    pos_a = torch.randint(lo, hi, (batch,), generator=gen)
+    pos_b = torch.randint(lo, hi - 1, (batch,), generator=gen)
+    pos_b = pos_b + (pos_b >= pos_a).long()  # 与 pos_a 不同，且在 [lo, hi) 里均匀
+    rows = torch.arange(batch)
+    x[rows, pos_a], x[rows, pos_b] = A, B
+    return x, (pos_a < pos_b).long()
+
+
+def pe_extrapolation(
+    test_len: int = 2 * SEQ_LEN, steps: int = 150, n_test: int = 2000, seed: int = 0
+) -> dict:
+    """正弦编码「对任意位置都有定义」，模型就会外推吗？
+
+    在长度 SEQ_LEN 的序列上训练「A 是否在 B 之前」（与 pe_ablation 的有位置编码模型相同），
+    然后把位置表加长到 test_len（前 SEQ_LEN 行不变），在长度 test_len 的序列上测：
+    A、B 都落在训练见过的位置 [0, SEQ_LEN)，或都落在没见过的位置 [SEQ_LEN, test_len)。
+    两组序列一样长、填充词一样多，只差 A、B 的位置。
+    返回 {"train_len", "test_len", "chance", "accuracy_train", "accuracy_seen_positions",
+          "accuracy_unseen_positions"}
+    """
+    with reproducible(seed):
+        model = OrderModel(use_position=True)
+        train(model, order_batch, order_loss, steps, lr=3e-3, seed=seed)
+        d_model = model.embed.embedding_dim
+        result = {"train_len": SEQ_LEN, "test_len": test_len, "chance": 0.5}
+        with torch.no_grad():
+            gen = torch.Generator().manual_seed(seed + 1)
+            x, y = order_batch_at(gen, n_test, SEQ_LEN, 0, SEQ_LEN)
+            result["accuracy_train"] = float((model(x).argmax(-1) == y).float().mean())
+            model.position = SinusoidalPositionalEncoding(test_len, d_model)  # 同一公式，表更长
+            for name, (lo, hi) in (("seen", (0, SEQ_LEN)), ("unseen", (SEQ_LEN, test_len))):
+                gen = torch.Generator().manual_seed(seed + 2)
+                x, y = order_batch_at(gen, n_test, test_len, lo, hi)
+                accuracy = float((model(x).argmax(-1) == y).float().mean())
+                result[f"accuracy_{name}_positions"] = accuracy
     return result

@@ -17,12 +17,19 @@ def heatmap(
     annotate: bool = True,
     xlabel: str = "key（被关注的词）",
     ylabel: str = "query（发出关注的词）",
+    digits: int = 2,
+    vmax: float | None = None,
 ) -> plt.Axes:
-    """An attention matrix as a heat map: rows are queries, columns are keys."""
+    """An attention matrix as a heat map: rows are queries, columns are keys.
+
+    Text sizes come from the deck's matplotlibrc (readable on a slide); size the figure in
+    inches for the space it gets on the slide rather than shrinking its text.
+    """
     weights = np.asarray(weights)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 5.2))
-    ax.imshow(weights, cmap="Blues", vmin=0, vmax=max(float(weights.max()), 1e-9))
+    top = max(float(weights.max()), 1e-9) if vmax is None else vmax
+    ax.imshow(weights, cmap="Blues", vmin=0, vmax=top)
     ax.set_xticks(range(len(xlabels)), xlabels, rotation=45, ha="right")
     ax.set_yticks(range(len(ylabels)), ylabels)
     ax.set_xlabel(xlabel)
@@ -33,9 +40,16 @@ def heatmap(
         for i in range(weights.shape[0]):
             for j in range(weights.shape[1]):
                 value = weights[i, j]
-                color = "white" if value > 0.6 * weights.max() else "#1c2733"
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=9, color=color)
+                color = "white" if value > 0.6 * top else "#1c2733"
+                ax.text(j, i, f"{value:.{digits}f}", ha="center", va="center", color=color)
     return ax
+
+
+def outline_row(ax: plt.Axes, row: int, n_columns: int, color: str = RED) -> None:
+    """Draw a box around one row of a heat map (e.g. the query being discussed)."""
+    ax.add_patch(
+        plt.Rectangle((-0.5, row - 0.5), n_columns, 1, fill=False, edgecolor=color, linewidth=2.5)
+    )
 
 
 def lines(
@@ -53,7 +67,15 @@ def lines(
         _, ax = plt.subplots(figsize=(7.2, 4.2))
     colors = [BLUE, ORANGE, GREEN, RED, GREY]
     for (name, y), color in zip(series.items(), colors, strict=False):
-        ax.plot(x, y, marker="o" if markers else None, markersize=4, label=name, color=color)
+        y = list(y)  # a curve may stop early (a training run that diverged)
+        ax.plot(
+            list(x)[: len(y)],
+            y,
+            marker="o" if markers else None,
+            markersize=4,
+            label=name,
+            color=color,
+        )
     if logy:
         ax.set_yscale("log")
     ax.set_title(title)

@@ -8,6 +8,7 @@ d_ff=1536、精确 GELU、LayerNorm eps=1e-12）。运行时不依赖 transforme
 
 import importlib.resources
 import json
+import math
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from safetensors import safe_open
 from safetensors.torch import load_file
 from torch import nn
 
@@ -213,6 +215,37 @@ def load_model() -> MiniLM:
     return model.eval()
 
 
+@torch.no_grad()
+def untrained_model(seed: int = 0) -> MiniLM:
+    """同形状、未训练的对照：编码器各层按 BERT 的初始化方式重新抽取
+    （权重 ~ N(0, initializer_range)，偏置 0，LayerNorm γ=1、β=0）；
+    嵌入层沿用训练好的，所以第 0 层的输入与真实模型完全相同。"""
+    config = json.loads((model_dir() / "config.json").read_text())
+    gen = torch.Generator().manual_seed(seed)
+    model = MiniLM(config)
+    trained = load_model().state_dict()
+    embeddings = {k: v for k, v in trained.items() if not k.startswith("encoder.")}
+    model.load_state_dict(embeddings, strict=False)
+    for module in model.encoder.modules():
+        if isinstance(module, nn.Linear):
+            module.weight.normal_(0.0, config["initializer_range"], generator=gen)
+            module.bias.zero_()
+        elif isinstance(module, nn.LayerNorm):
+            module.weight.fill_(1.0)
+            module.bias.zero_()
+    return model.eval()
+
+
+def pooler_parameters() -> int:
+    """model.safetensors 里 pooler（[CLS] 上的一个全连接层）的参数个数；本课的 MiniLM 不装它。"""
+    total = 0
+    with safe_open(str(model_dir() / "model.safetensors"), framework="pt") as f:
+        for name in f.keys():
+            if name.startswith(("pooler.", "bert.pooler.")):
+                total += math.prod(f.get_slice(name).get_shape())
+    return total
+
+
 @lru_cache(maxsize=1)
 def load_tokenizer() -> WordPieceTokenizer:
     """读取 vocab.txt 构建分词器（进程内只加载一次）。"""
@@ -231,11 +264,14 @@ class Analysis:
 
 
 @torch.inference_mode()
-def analyze(sentence: str) -> Analysis:
-    """分词、前向计算，返回 tokens、每层每头的注意力、各层隐状态和平均池化的句向量。"""
+def analyze(sentence: str, model: MiniLM | None = None) -> Analysis:
+    """分词、前向计算，返回 tokens、每层每头的注意力、各层隐状态和平均池化的句向量。
+
+    model 默认是训练好的 all-MiniLM-L6-v2；也可传入 untrained_model() 作对照。
+    """
     tokenizer = load_tokenizer()
     ids = tokenizer.encode(sentence)
-    hidden_states, attentions = load_model()(torch.tensor([ids]))
+    hidden_states, attentions = (model or load_model())(torch.tensor([ids]))
     hidden = torch.cat(hidden_states)  # (L+1, n, d)
     return Analysis(
         tokens=tokenizer.tokenize(sentence),

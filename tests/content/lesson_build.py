@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -11,8 +12,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = re.compile(r"(?<![A-Za-z_\d.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def rounded(value: float, digits: int, slack: float = 1e-6) -> Any:
+    """What a slide printing `value` with `digits` decimals may show: the value within half a
+    unit of the last digit (plus `slack` for another CPU's last bits), never its exact digits."""
+    return pytest.approx(value, abs=0.5 * 10**-digits + slack)
 
 
 @dataclass(frozen=True)
@@ -38,7 +47,10 @@ class Built:
         assert shown, f"no inline value `{expr}` in values.json"
         assert len(shown) == 1, f"`{expr}` shows {shown}: name the section"
         text = shown.pop()
-        assert text in self.html, f"`{text}` not on any slide"  # math keeps its TeX source
+        # math keeps its TeX source; other text is HTML-escaped ("->" is "-&gt;")
+        assert text in self.html or html.escape(text, quote=False) in self.html, (
+            f"`{text}` not on any slide"
+        )
         return text
 
     def number(self, expr: str, section: str | None = None) -> float:

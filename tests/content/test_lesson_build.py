@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -124,3 +125,60 @@ def test_speaker_notes_plan_a_90_minute_class(lesson: Built):
     minutes = [re.match(r"\s*(?:<p>)?(\d+) 分钟", n) for n in notes]
     assert all(minutes), [n[:40] for n, m in zip(notes, minutes, strict=True) if not m]
     assert 80 <= sum(int(m.group(1)) for m in minutes) <= 95
+
+
+def slide_texts(lesson: Built) -> list[str]:
+    """The plain text of every slide in order (its notes included), whitespace collapsed."""
+    sections = re.findall(r"<section .*?</section>", lesson.html, re.S)
+    texts = [html.unescape(re.sub(r"<[^>]+>", " ", s)) for s in sections]
+    return [re.sub(r"\s+", " ", t) for t in texts]
+
+
+def test_no_quiz_answer_is_shown_before_its_quiz(lesson: Built):
+    """A quiz must need the reasoning: its right answer appears on no earlier slide (nor in
+    an earlier slide's notes), and its numbers do not all appear together on one."""
+    slides = slide_texts(lesson)
+    assert len(slides) == lesson.values["slides"]
+    for quiz in lesson.values["quizzes"]:
+        answer = quiz["answer_text"]
+        earlier = slides[: quiz["slide"] - 1]
+        assert answer in slides[quiz["slide"] - 1]  # the quiz is where values.json says
+        shown_on = [i + 1 for i, text in enumerate(earlier) if answer in text]
+        assert shown_on == [], f"{answer!r} of the quiz on slide {quiz['slide']}"
+        numbers = re.findall(r"\d[\d,]*(?:\.\d+)?", answer)
+        if len(numbers) > 1:
+            together = [i + 1 for i, text in enumerate(earlier) if all(n in text for n in numbers)]
+            assert together == [], f"{numbers} of the quiz on slide {quiz['slide']}"
+
+
+def test_quiz_choices_are_of_similar_length(lesson: Built):
+    for quiz in lesson.values["quizzes"]:
+        lengths = [len(choice) for choice in quiz["choices"]]
+        assert max(lengths) <= 1.5 * min(lengths) + 2, quiz["choices"]
+
+
+# Claims the measurements did not support (issue 8), and slang: none may come back, on a slide
+# or in its notes.
+WITHDRAWN = [
+    "便于外推",  # sinusoidal extrapolation is measured, and fails
+    "每层都是",  # LayerNorm's unit variance is true by construction
+    "互补性，而非冗余",  # with more heads than relations the heads are redundant
+    "直观感受梯度消失",  # without residuals the gradients do not vanish; positions collapse
+    "一步并行",  # no measured speed-up on this machine
+    "逐层抽象更深特征。",  # the seed's card, as a claim
+    "没有人教它指代消解",  # the it → animal head does not resolve the reference
+    "对拍",
+    "乱猜",
+]
+
+
+def test_withdrawn_claims_and_slang_are_gone(lesson: Built):
+    text = " ".join(slide_texts(lesson))
+    assert [phrase for phrase in WITHDRAWN if phrase in text] == []
+
+
+def test_one_term_for_layer_normalisation(lesson: Built):
+    """LayerNorm throughout; the Chinese name once, in parentheses, where it is introduced."""
+    text = " ".join(slide_texts(lesson))
+    assert text.count("层归一化") == 1 and "LayerNorm（层归一化）" in text
+    assert "可学习嵌入" not in text and "可学习的位置表" not in text

@@ -10,13 +10,21 @@ matrices M_k are assembled here block by block, permutation equivariance is reco
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from lesson_build import NUMBER, Built
+from lesson_build import NUMBER, Built, rounded
 from torch import nn
+
+
+@pytest.fixture
+def lesson(lesson: Built) -> Built:
+    """Inline values are looked up in this section only (item 22 of issue 7)."""
+    return lesson.scoped("03")
+
 
 SECTION = "03-positional-encoding.md"
 
@@ -70,9 +78,9 @@ def test_permutation_equivariance_recomputed_with_torch_sdpa(lesson: Built):
 def test_formula_constants_and_check(lesson: Built):
     d = 512
     assert lesson.number("d_model", "03") == d
-    assert lesson.number('f"{shortest:.2f}"') == round(2 * math.pi, 2)
+    assert lesson.number('f"{shortest:.2f}"') == rounded(2 * math.pi, 2)
     longest = 2 * math.pi * 10000 ** ((d - 2) / d)  # the slowest pair, i = d/2 − 1
-    assert lesson.number('f"{longest:,.0f}"') == round(longest)
+    assert lesson.number('f"{longest:,.0f}"') == rounded(longest, 0)
     assert lesson.number('f"{formula_error:.1e}"') < 1e-12
 
 
@@ -86,8 +94,8 @@ def test_wave_periods_in_text_and_alt(lesson: Built):
 
     assert lesson.number("wave_dims[0]") == 0
     assert lesson.number("wave_dims[-1]") == 40
-    assert lesson.number('f"{wave_periods[0]:.1f}"') == round(period(0), 1)
-    assert lesson.number('f"{wave_periods[-1]:.1f}"') == round(period(40), 1)
+    assert lesson.number('f"{wave_periods[0]:.1f}"') == rounded(period(0), 1)
+    assert lesson.number('f"{wave_periods[-1]:.1f}"') == rounded(period(40), 1)
     (waves,) = [f for f in lesson.values["figures"] if f["label"] == "pe-waves"]
     for j in (0, 10, 20, 40):
         assert f"维度 {j} 周期 {period(j):.1f}" in waves["alt"]
@@ -104,8 +112,8 @@ def test_adding_to_word_embeddings(lesson: Built):
     assert gap == pytest.approx(float(np.linalg.norm(closed_pe(5, 64)[0] - closed_pe(5, 64)[4])))
     cosine = float(x[0] @ x[4] / (np.linalg.norm(x[0]) * np.linalg.norm(x[4])))
     assert lesson.number('f"{gap_before:.1f}"') == 0
-    assert lesson.number('f"{gap_after:.2f}"') == round(gap, 2)
-    assert lesson.number('f"{cos_after:.3f}"') == round(cosine, 3)
+    assert lesson.number('f"{gap_after:.2f}"') == rounded(gap, 2)
+    assert lesson.number('f"{cos_after:.3f}"') == rounded(cosine, 3)
     assert lesson.number("embed_dim") == 64
 
 
@@ -161,7 +169,7 @@ def test_length_limit(lesson: Built):
     with pytest.raises(IndexError) as caught:
         nn.Embedding(512, 512)(torch.tensor([far]))
     assert lesson.inline("learned_error") == f"IndexError: {caught.value}"
-    assert lesson.number('f"{far_value:.4f}"') == round(math.sin(far), 4)
+    assert lesson.number('f"{far_value:.4f}"') == rounded(math.sin(far), 4)
     printed = lesson.output("length-limit")
     assert f"IndexError - {caught.value}" in printed
     sinus_line = next(line for line in printed.splitlines() if line.startswith("正弦编码"))
@@ -181,8 +189,53 @@ def test_quiz_on_the_size_of_a_learned_table(lesson: Built):
     assert lesson.number("quiz_len") == n and lesson.number("quiz_d") == d
     answer = f"{nn.Embedding(n, d).weight.numel():,}"
     assert quiz["answer_text"] == answer
-    assert set(quiz["choices"]) == {answer, f"{n + d:,}", f"{d * d:,}", "0"}
+    assert set(quiz["choices"]) == {answer, f"{n + d:,}", f"{d * d:,}", f"{n * n:,}"}
     assert answer in quiz["explanation"]
+
+
+def order_batch(gen: torch.Generator, size: int, n: int, lo: int, hi: int):
+    """Length-n sequences of fillers 2..11 with A (0) and B (1) at two positions in [lo, hi)."""
+    x = torch.randint(2, 12, (size, n), generator=gen)
+    for row in range(size):
+        a, b = (torch.randperm(hi - lo, generator=gen)[:2] + lo).tolist()
+        x[row, a], x[row, b] = 0, 1
+    return x, ((x == 0).float().argmax(1) < (x == 1).float().argmax(1)).long()
+
+
+def test_extrapolation_fails_for_an_independent_model_too(lesson: Built):
+    """PyTorch's own encoder layer, the closed-form sinusoid, our own training loop: trained at
+    length 8, it is right at seen positions of longer sequences and not at unseen ones."""
+    train_len, test_len = int(lesson.number("train_len")), int(lesson.number("test_len"))
+    torch.manual_seed(0)
+    embed = nn.Embedding(12, 32)
+    layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+    out = nn.Linear(32, 2)
+    params = [*embed.parameters(), *layer.parameters(), *out.parameters()]
+    optimizer = torch.optim.Adam(params, lr=3e-3)
+    gen = torch.Generator().manual_seed(0)
+
+    def predict(x: torch.Tensor) -> torch.Tensor:
+        pe = torch.tensor(closed_pe(x.size(1), 32), dtype=torch.float32)
+        return out(layer(embed(x) + pe).mean(dim=1))
+
+    for _ in range(150):
+        x, y = order_batch(gen, 64, train_len, 0, train_len)
+        loss = F.cross_entropy(predict(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    accuracy = {}
+    with torch.no_grad():
+        for name, (lo, hi) in {"seen": (0, train_len), "unseen": (train_len, test_len)}.items():
+            x, y = order_batch(torch.Generator().manual_seed(9), 1000, test_len, lo, hi)
+            accuracy[name] = float((predict(x).argmax(1) == y).float().mean())
+    assert accuracy["seen"] >= 0.95 and accuracy["unseen"] < 0.6
+    # the lesson's own numbers tell the same story
+    shown = re.findall(r"\d\.\d{3}", lesson.output("pe-extrapolation"))  # the accuracy column
+    acc_train, acc_seen, acc_unseen = map(float, shown)
+    assert acc_train >= 0.95 and acc_seen >= 0.95 and acc_unseen < 0.6
+    assert lesson.number('f"{acc_unseen:.0%}"') == rounded(100 * acc_unseen, 0, 0.05)
+    assert lesson.inline("f\"{extra['chance']:.0%}\"") == "50%"
 
 
 def test_section_figures_have_alt_text(lesson: Built):

@@ -8,26 +8,33 @@ show (read back from values.json, which mirrors the rendered HTML).
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from lesson_build import Built
+from lesson_build import Built, rounded
+
+
+@pytest.fixture
+def lesson(lesson: Built) -> Built:
+    """Inline values are looked up in this section only (item 22 of issue 7)."""
+    return lesson.scoped("02")
 
 
 @pytest.fixture(scope="module")
 def example():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(3, 4)).round(1)
-    W_Q, W_K, W_V = (rng.normal(size=(4, 3)).round(1) for _ in range(3))
+    W_Q, W_K, W_V = (rng.normal(size=(4, 2)).round(1) for _ in range(3))  # d_k = 2 ≠ n = 3
     x = torch.tensor(X)
     q, k, v = x @ torch.tensor(W_Q), x @ torch.tensor(W_K), x @ torch.tensor(W_V)
-    weights = torch.softmax(q @ k.T / math.sqrt(3), dim=-1)
+    weights = torch.softmax(q @ k.T / math.sqrt(2), dim=-1)
     return {
         "X": X,
         "Q": q.numpy(),
-        "scores": (q @ k.T).numpy() / math.sqrt(3),
+        "scores": (q @ k.T).numpy() / math.sqrt(2),
         "weights": weights.numpy(),
         "output": F.scaled_dot_product_attention(q, k, v).numpy(),
     }
@@ -39,7 +46,6 @@ def close(shown: list[float], expected: np.ndarray, digits: int) -> None:
 
 
 def test_example_tables(lesson: Built, example):
-    lesson = lesson.scoped("02")
     close(lesson.output_numbers("example-x"), example["X"], 1)
     close(lesson.output_numbers("example-q"), example["Q"], 2)
     close(lesson.output_numbers("example-scores"), example["scores"], 3)
@@ -48,9 +54,11 @@ def test_example_tables(lesson: Built, example):
 
 
 def test_example_inline_values(lesson: Built, example):
-    lesson = lesson.scoped("02")
-    assert lesson.number('f"{np.sqrt(d_k):.3f}"') == round(math.sqrt(3), 3)
-    assert lesson.number('f"{scores[1, 2]:.3f}"') == round(float(example["scores"][1, 2]), 3)
+    assert lesson.number('f"{np.sqrt(d_k):.3f}"') == rounded(math.sqrt(2), 3)
+    with pytest.raises(ValueError) as caught:  # Q K without the transpose: (3, 2) @ (3, 2)
+        np.ones((3, 2)) @ np.ones((3, 2))
+    assert lesson.inline("shape_error") == str(caught.value)
+    assert lesson.number('f"{scores[1, 2]:.3f}"') == rounded(float(example["scores"][1, 2]), 3)
     sums = lesson.inline('", ".join(f"{s:.6f}" for s in row_sums)')
     assert sums == "1.000000, 1.000000, 1.000000"
     assert (
@@ -61,19 +69,21 @@ def test_example_inline_values(lesson: Built, example):
 
 
 def test_exercise_answer_is_the_closed_form(lesson: Built):
-    lesson = lesson.scoped("02")
-    Q = np.array([[1.0, 2.0], [0.0, 1.0]])
-    K = np.array([[1.0, 0.0], [1.0, 1.0]])
+    Q = [[1, 2, 0], [0, 1, 1]]  # 2 tokens, d_k = 3: n ≠ d_k
+    K = [[1, 0, 1], [1, 1, 0]]
     expected = []
-    for row in Q:
-        s = [row @ k / math.sqrt(2) for k in K]
+    for q in Q:
+        s = [sum(a * b for a, b in zip(q, k, strict=True)) / math.sqrt(3) for k in K]
         z = sum(math.exp(x) for x in s)
         expected.append([math.exp(x) / z for x in s])
     close(lesson.output_numbers("exercise-weights"), np.array(expected), 3)
+    assert lesson.number("ex_dk") == 3 and lesson.number("ex_n") == 2
+    with pytest.raises(ValueError) as caught:
+        np.array(Q, dtype=float) @ np.array(K, dtype=float)
+    assert lesson.inline("ex_error") == str(caught.value)
 
 
 def test_mask_tables(lesson: Built):
-    lesson = lesson.scoped("02")
     gen = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, 1, 5, 4, generator=gen) for _ in range(3))
     keep = torch.tensor([True, True, True, False, False])
@@ -84,33 +94,55 @@ def test_mask_tables(lesson: Built):
     close(lesson.output_numbers("causal-weights"), torch.softmax(s, -1)[0, 0].numpy(), 2)
 
 
-def test_it_animal_numbers_match_transformers_bert(lesson: Built):
-    lesson = lesson.scoped("02")
+@pytest.fixture(scope="module")
+def bert_attentions():
     from transformers import BertModel, BertTokenizer
 
     from pretrained import model_dir
 
     tokenizer = BertTokenizer.from_pretrained(str(model_dir()))
     model = BertModel.from_pretrained(str(model_dir()), attn_implementation="eager").eval()
-    sentence = "The animal didn't cross the street because it was too tired"
-    encoded = tokenizer(sentence, return_tensors="pt")
-    with torch.no_grad():
-        attentions = model(**encoded, output_attentions=True).attentions
-    tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"][0])
-    it, animal, street = tokens.index("it"), tokens.index("animal"), tokens.index("street")
-    to_animal = torch.stack([a[0, :, it, animal] for a in attentions])  # (layers, heads)
-    to_street = torch.stack([a[0, :, it, street] for a in attentions])
-    layer, head = divmod(int(to_animal.argmax()), to_animal.shape[1])
-    assert lesson.number('top["layer"] + 1') == layer + 1
-    assert lesson.number('top["head"] + 1') == head + 1
-    assert lesson.number("f\"{top['to_animal']:.3f}\"") == round(float(to_animal[layer, head]), 3)
-    assert lesson.number("f\"{top['to_street']:.3f}\"") == round(float(to_street[layer, head]), 3)
-    assert lesson.number('it["heads_preferring_animal"]') == int((to_animal > to_street).sum())
-    assert lesson.number("n_heads", "02") == to_animal.numel()
+
+    def run(sentence: str) -> tuple[list[str], np.ndarray]:
+        encoded = tokenizer(sentence, return_tensors="pt")
+        with torch.no_grad():
+            att = model(**encoded, output_attentions=True).attentions
+        tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"][0])
+        return tokens, torch.stack([a[0] for a in att]).double().numpy()  # (L, H, n, n)
+
+    return run
+
+
+def test_coreference_control_matches_transformers_bert(lesson: Built, bert_attentions):
+    tired, att_t = bert_attentions("The animal didn't cross the street because it was too tired")
+    wide, att_w = bert_attentions("The animal didn't cross the street because it was too wide")
+    it, animal, street = tired.index("it"), tired.index("animal"), tired.index("street")
+    assert wide.index("it") == it and wide.index("street") == street
+    layer, head = divmod(int(att_t[:, :, it, animal].argmax()), att_t.shape[1])
+    assert lesson.inline("head_name") == f"第 {layer + 1} 层第 {head + 1} 个头"
+    others = [i for i in range(1, len(tired) - 1) if i != it]
+    rows = []
+    for att in (att_t, att_w):
+        w = att[layer, head]
+        share = att[:, :, it, animal] / (att[:, :, it, animal] + att[:, :, it, street])
+        rows.append([w[it, animal], w[it, street], w[others, animal].mean(), share.mean()])
+    # row by row, the two sentences' values (labels hold only the integers of the head's name)
+    values = [float(v) for v in re.findall(r"\d+\.\d+", lesson.output("it-control-table"))]
+    expected = [rows[s][r] for r in range(4) for s in range(2)]
+    assert values == [rounded(v, 2) for v in expected]
+    # the control: with "it" = street the head still attends to animal, and so do other words
+    assert rows[1][0] > 5 * rows[1][1]
+    assert min(rows[0][2], rows[1][2]) > 4 / len(tired)
+    right = (att_t[:, :, it, animal] > att_t[:, :, it, street]) & (
+        att_w[:, :, it, street] > att_w[:, :, it, animal]
+    )
+    assert lesson.number('coref["right_in_both"]') == int(right.sum())
+    best = np.maximum(att_t[:, :, it, animal], att_w[:, :, it, street])[right].max()
+    assert lesson.number("f\"{coref['right_in_both_max']:.2f}\"") == rounded(best, 2)
+    assert lesson.number('coref["n_heads"]') == att_t.shape[0] * att_t.shape[1]
 
 
 def test_scaling_numbers_are_reproduced_by_an_independent_simulation(lesson: Built):
-    lesson = lesson.scoped("02")
     """Monte Carlo with another seed and torch: agrees within sampling error."""
     gen = torch.Generator().manual_seed(1234)
     d_k, n_keys, n = 512, 16, 4000

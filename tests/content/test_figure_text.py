@@ -1,0 +1,69 @@
+"""Figures are readable from the back of the room: every text in every figure (tick labels,
+axis labels, titles, legends, annotations) is at least 18 px tall on the 1280×720 slide.
+
+matplotlib draws text as paths; each text is a group `scale(s -s)` with s = font size / 100 in
+the SVG's own units (its viewBox). The slide shows the SVG at the width Chromium lays it out
+at, so the text's size on the slide is 100·s times (shown width / viewBox width).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lesson_build import Built
+
+MIN_PX = 18.0
+TEXT_SCALE = re.compile(r'<g transform="[^"]*scale\(([\d.]+) -\1\)">')
+VIEWBOX = re.compile(r'viewBox="0 0 ([\d.]+) ([\d.]+)"')
+
+SHOWN_WIDTHS = """() => [...document.querySelectorAll('.pdf-page > section')].flatMap((s, i) =>
+  [...s.querySelectorAll('img')].filter(img => img.getAttribute('src').endsWith('.svg'))
+    .map(img => ({slide: i + 1, src: img.getAttribute('src'),
+                  width: img.getBoundingClientRect().width})))"""
+
+
+def smallest_text(svg: Path) -> tuple[float, float]:
+    """(the smallest font size in the SVG's units, the viewBox width)."""
+    text = svg.read_text("utf-8")
+    sizes = [100 * float(s) for s in TEXT_SCALE.findall(text)]
+    assert sizes, f"{svg.name}: no text found (did matplotlib stop drawing text as paths?)"
+    return min(sizes), float(VIEWBOX.search(text).group(1))
+
+
+def test_smallest_text_parsed_from_a_known_figure(tmp_path: Path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"svg.fonttype": "path"}):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.set_title("title", fontsize=20)
+        ax.tick_params(labelsize=9)
+        fig.savefig(tmp_path / "f.svg")
+        plt.close(fig)
+    size, width = smallest_text(tmp_path / "f.svg")
+    assert size == 9 and width == 4 * 72
+
+
+def test_every_figure_text_is_at_least_18px(lesson: Built):
+    from playwright.sync_api import sync_playwright
+
+    from deck.pdf import launch, open_print_layout
+
+    with sync_playwright() as p:
+        browser = launch(p)
+        try:
+            page = open_print_layout(browser, lesson.out / "index.html", lesson.values["slides"])
+            shown = page.evaluate(SHOWN_WIDTHS)
+        finally:
+            browser.close()
+    assert len(shown) >= len(lesson.values["figures"]) - 1  # the handout-only copies aside
+    too_small = []
+    for img in shown:
+        size, width = smallest_text(lesson.out / img["src"])
+        px = size * img["width"] / width
+        if px < MIN_PX:
+            too_small.append(f"slide {img['slide']} {img['src']}: {px:.1f} px")
+    assert too_small == []
