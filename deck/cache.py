@@ -20,7 +20,8 @@ from typing import Any
 from deck.model import Lesson, Section, SectionResult
 
 SCHEMA = 1
-KEYED_OPTIONS = ("label", "timeout")  # options that change what running a cell produces
+# options that change what running a cell produces
+KEYED_OPTIONS = ("label", "timeout", "error", "fig-width", "fig-height")
 ENGINE_FILES = ("worker.py", "show.py", "figures.py", "static/matplotlibrc")
 
 

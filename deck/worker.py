@@ -110,6 +110,19 @@ def _run_with_timeout(seconds: float, fn: Any) -> Any:
         signal.signal(signal.SIGALRM, previous)
 
 
+def _set_figure_size(size: list[float | None] | None) -> list[float | None] | None:
+    """`fig-width` / `fig-height` for one cell: matplotlib's default figure size set, the
+    previous one returned (to set back after the cell)."""
+    if not size or not any(size):
+        return None
+    import matplotlib
+
+    before = [float(x) for x in matplotlib.rcParams["figure.figsize"]]
+    wanted = [new or old for new, old in zip(size, before, strict=True)]
+    matplotlib.rcParams["figure.figsize"] = wanted
+    return before
+
+
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     path: str = job["path"]
     seed = int(job["seed"])
@@ -132,6 +145,8 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         t0 = time.perf_counter()
         stdout = io.StringIO()
         outputs: list[list[str]] = []
+        failure = None  # with `error: true`, an exception is shown and the cells go on
+        size = _set_figure_size(cell.get("fig_size"))
         try:
             body, last = _compile_cell(cell["code"], path, cell["code_line"])
 
@@ -140,13 +155,25 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
                     exec(body, namespace)
                     return eval(last, namespace) if last is not None else None
 
-            value = _run_with_timeout(float(cell["timeout"]), run)
+            with warnings.catch_warnings(record=True) as caught:
+                value = _run_with_timeout(float(cell["timeout"]), run)
         except BaseException as exc:  # noqa: BLE001 - every failure is the author's to see
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            return {"error": _exception_error(exc, path, cell["line"])}
+            error = _exception_error(exc, path, cell["line"])
+            if not cell.get("error") or isinstance(exc, CellTimeout):
+                return {"error": error}
+            value, caught = None, []
+            failure = f"{error['path']}:{error['line']}: {error['message']}"
+        finally:
+            _set_figure_size(size)
         if stdout.getvalue():
             outputs.append(["stdout", stdout.getvalue()])
+        for w in caught:  # shown when the cell's `warning` option says so (render decides)
+            where = f"{os.path.basename(w.filename)}:{w.lineno}"
+            outputs.append(["warning", f"{where}: {w.category.__name__}: {w.message}"])
+        if failure is not None:
+            outputs.append(["error", failure])
         shown = to_output(value)
         if shown is not None:
             outputs.append([shown.kind, shown.data])
