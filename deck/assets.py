@@ -21,7 +21,7 @@ NPM_FILES = {
 NPM_FOLDERS = {
     "katex/fonts": ("katex/dist/fonts", "*.woff2"),
 }
-STATIC_FILES = ("deck.css", "deck.js")
+STATIC_FILES = ("deck.css", "deck.js", "quarto.css", "quarto.js")
 
 
 def asset_sources() -> list[tuple[str, Path]]:

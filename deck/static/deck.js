@@ -31,7 +31,8 @@
     document.documentElement.dataset.pdfReady = "true";
   });
 
-  Reveal.initialize({
+  // A .qmd's presentation options (slide-number, controls, progress) over the deck's own.
+  Reveal.initialize(Object.assign({
     width: 1280,
     height: 720,
     margin: printing ? 0 : 0.04,
@@ -43,7 +44,7 @@
     pdfMaxPagesPerSlide: 1,
     transition: "slide",
     plugins: [RevealNotes],
-  });
+  }, (window.deckOptions || {}).reveal));
 
   // Turns the printed slide pages into A4 handout pages: each slide scaled down as it is
   // (still vector), its speaker notes below. Called by the PDF printer after `pdf-ready`.
