@@ -632,10 +632,13 @@ def render_lesson(
         md = md or new_markdown()
         renderer = _SectionRenderer(section, result, md, quiz_template)
         pending.append((section, renderer, renderer.slides(), key))
+    deck = deck_settings(lesson, lambda: md or new_markdown())
     formulas = {(f.tex, f.display) for _, r, _, _ in pending for f in r.formulas}
+    formulas |= set(deck.formulas)
     katex = KaTeX(cache / "katex.json" if cache is not None else None) if formulas else None
     if katex is not None:
         katex.prepare(formulas)
+        deck.typeset(katex)
     for section, renderer, slides, key in pending:
         part = renderer.typeset(slides, katex)
         diagnostics.extend(renderer.diagnostics)
@@ -669,7 +672,6 @@ def render_lesson(
         figures.extend(Path(results[section.name].figure_dir) / f for f in part.figures)
         media.update((m.published, lesson.path / m.source) for m in part.media)
         warnings.extend(part.warnings)
-    deck = deck_settings(lesson, lambda: md or new_markdown())
     media.update(deck.media)
     slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
     page = env.get_template("deck.html.j2").render(
@@ -717,6 +719,14 @@ class DeckSettings:
     options: dict[str, Any] = field(default_factory=dict)  # window.deckOptions (deck.js)
     media: dict[str, Path] = field(default_factory=dict)
     warnings: list[Diagnostic] = field(default_factory=list)
+    formulas: list[tuple[str, bool]] = field(default_factory=list)  # in the footer
+
+    def typeset(self, katex: KaTeX) -> None:
+        def sub(m: re.Match[str]) -> str:
+            tex, display = self.formulas[int(m.group(1))]
+            return katex.html(tex, display) or html.escape(tex)
+
+        self.footer = MATH_TOKEN.sub(sub, self.footer)
 
     def frame(self, slide: RenderedSlide) -> str:
         """The deck's footer (unless the slide has its own) and logo, on every slide, so
@@ -747,7 +757,9 @@ def deck_settings(lesson: Lesson, markdown: Callable[[], Any]) -> DeckSettings:
     if settings.footer:
         md = markdown()
         md.pandoc.media = Media(image=local)
-        out = md.reset().convert(settings.footer)
+        marked, found = extract(settings.footer)
+        deck.formulas = [(tex, display) for tex, display, _ in found]
+        out = md.reset().convert(marked)
         deck.footer = out[3:-4] if out.startswith("<p>") and out.count("<p>") == 1 else out
     if settings.logo:
         deck.logo = local(settings.logo)

@@ -164,7 +164,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             if not cell.get("error") or isinstance(exc, CellTimeout):
                 return {"error": error}
             value, caught = None, []
-            failure = f"{error['path']}:{error['line']}: {error['message']}"
+            failure = f"{os.path.basename(path)}:{error['line']}: {error['message']}"
         finally:
             _set_figure_size(size)
         if stdout.getvalue():
