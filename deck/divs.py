@@ -93,9 +93,10 @@ def tabset(r: _SectionRenderer, div: Div, notes: list[str]) -> str:
             title = r.text(block.attrs.get("title", ""), block.loc, inline=True)
             selected = "true" if k == 0 else "false"
             active = " active" if k == 0 else ""
-            buttons.append(
-                f'<li role="presentation"><a role="tab" href="#" aria-selected="{selected}"'
-                f' data-tab="{k}" class="tab-link{active}">{title}</a></li>'
+            buttons.append(  # buttons, not `href="#"` links: reveal.js follows those
+                f'<li role="presentation"><button type="button" role="tab"'
+                f' aria-selected="{selected}" data-tab="{k}" class="tab-link{active}">'
+                f"{title}</button></li>"
             )
             panels.append(
                 f'<div class="tab-pane{active}" role="tabpanel" data-tab="{k}">'

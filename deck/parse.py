@@ -296,7 +296,7 @@ class _Scanner:
 
     def shown_code(self, start: int, code: str, options: dict[str, Any]) -> Code | None:
         """A cell with `eval: false` is code to show (when echoed), never run."""
-        echo = self.option(options, "echo", False)
+        echo = self.option(options, "echo", self.dialect.quarto)  # Quarto shows code
         if echo is False or self.option(options, "include", True) is False:
             return None
         attrs = {"cell": "true"}

@@ -104,6 +104,8 @@ def parts(
     else:  # about SLIDES_PER_PART each, the same size
         count = max(1, round(len(starts) / SLIDES_PER_PART))
         cuts = [starts[len(starts) * k // count] for k in range(1, count)]
+    if cuts and not any(s < cuts[0] for s in starts):
+        cuts = cuts[1:]  # only hidden setup cells before the first `#`: they go with it
     bounds = [body, *(c for c in cuts if c > body), len(lines)]
     meta = {
         "quarto": True,

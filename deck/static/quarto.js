@@ -5,9 +5,9 @@
   var options = window.deckOptions || {};
   if (options.theme === "dark") document.documentElement.classList.add("deck-theme-dark");
 
-  // `::: panel-tabset`: a tab's link shows its panel, hides the others of its set.
+  // `::: panel-tabset`: a tab's button shows its panel, hides the others of its set.
   document.querySelectorAll(".reveal .panel-tabset").forEach(function (tabset) {
-    var links = Array.prototype.slice.call(tabset.querySelectorAll(".panel-tabset-tabby a"));
+    var links = Array.prototype.slice.call(tabset.querySelectorAll(".panel-tabset-tabby button"));
     var panes = Array.prototype.slice.call(
       tabset.querySelectorAll(":scope > .tab-content > .tab-pane"));
     function show(index) {
@@ -19,10 +19,7 @@
       if (window.Reveal && Reveal.isReady && Reveal.isReady()) Reveal.layout();
     }
     links.forEach(function (link, k) {
-      link.addEventListener("click", function (event) {
-        event.preventDefault();
-        show(k);
-      });
+      link.addEventListener("click", function () { show(k); });
     });
   });
 })();
