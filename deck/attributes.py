@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-CELL_OPTIONS = {"label", "echo", "output", "include", "fig-cap", "fig-alt", "timeout"}
-BOOL_OPTIONS = {"echo", "output", "include"}
 # A label names a figure file: ASCII only, so the name is safe on every file system and URL
 # (`$` would accept a trailing newline: \Z does not).
 LABEL = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_-]{0,99}\Z")
 ATTR_TOKEN = re.compile(
     r"""\s*(?:\.([\w-]+)|#([\w-]+)|([\w-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))"""
 )
+# `code-line-numbers="1-3|5"`: steps apart by `|`, each a list of lines and ranges (reveal.js's
+# highlight plugin reads `data-line-numbers` the same way).
+LINE_STEPS = re.compile(r"\A\s*[\d,\s-]*(\|[\d,\s-]*)*\Z")
+LINE_RANGE = re.compile(r"\A\s*(\d+)\s*(?:-\s*(\d+)\s*)?\Z")
 
 
 def parse_attrs(text: str) -> tuple[tuple[str, ...], dict[str, str]] | None:
@@ -37,19 +40,101 @@ def parse_attrs(text: str) -> tuple[tuple[str, ...], dict[str, str]] | None:
     return tuple(classes), attrs
 
 
+def line_steps(spec: str) -> list[set[int]] | None:
+    """`"1-3|5"` → [{1, 2, 3}, {5}]; an empty step highlights nothing; None if unreadable."""
+    if not LINE_STEPS.match(spec):
+        return None
+    steps = []
+    for step in spec.split("|"):
+        lines: set[int] = set()
+        for part in filter(str.strip, step.split(",")):
+            m = LINE_RANGE.match(part)
+            if not m:
+                return None
+            first = int(m.group(1))
+            last = int(m.group(2) or first)
+            if last < first:
+                return None
+            lines.update(range(first, last + 1))
+        steps.append(lines)
+    return steps
+
+
+# ---- cell options ---------------------------------------------------------------------------
+# Each option has a check returning what is wrong with a value (None: fine). Quarto's meaning:
+# https://quarto.org/docs/reference/cells/cells-jupyter.html
+
+
+def _bool(key: str) -> Callable[[Any], str | None]:
+    return lambda v: None if isinstance(v, bool) else f"cell option `{key}` must be true or false"
+
+
+def _bool_or(key: str, word: str) -> Callable[[Any], str | None]:
+    def check(v: Any) -> str | None:
+        if isinstance(v, bool) or v == word:
+            return None
+        return f"cell option `{key}` must be true, false or {word}"
+
+    return check
+
+
+def _text(key: str) -> Callable[[Any], str | None]:
+    return lambda v: None if isinstance(v, str) else f"cell option `{key}` must be text"
+
+
+def _positive(key: str, unit: str) -> Callable[[Any], str | None]:
+    def check(v: Any) -> str | None:
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            return f"cell option `{key}` must be a number of {unit}"
+        return None if v > 0 else f"cell option `{key}` must be positive"
+
+    return check
+
+
+def _one_of(key: str, *words: str) -> Callable[[Any], str | None]:
+    def check(v: Any) -> str | None:
+        return None if v in words else f"cell option `{key}` must be one of {', '.join(words)}"
+
+    return check
+
+
+def _label(v: Any) -> str | None:
+    if isinstance(v, str) and LABEL.match(v):
+        return None
+    return "cell option `label` must be a name of ASCII letters, digits, - and _ (at most 100)"
+
+
+def _line_numbers(v: Any) -> str | None:
+    if isinstance(v, bool) or (isinstance(v, str) and line_steps(v) is not None):
+        return None
+    return 'cell option `code-line-numbers` must be true, false or lines such as "1-3|5"'
+
+
+CELL_OPTIONS: dict[str, Callable[[Any], str | None]] = {
+    "label": _label,
+    "echo": _bool_or("echo", "fenced"),
+    "eval": _bool("eval"),
+    "output": _bool_or("output", "asis"),
+    "include": _bool("include"),
+    "warning": _bool("warning"),
+    "error": _bool("error"),
+    "fig-cap": _text("fig-cap"),
+    "fig-alt": _text("fig-alt"),
+    "fig-width": _positive("fig-width", "inches"),
+    "fig-height": _positive("fig-height", "inches"),
+    "fig-align": _one_of("fig-align", "default", "left", "center", "right"),
+    "output-location": _one_of(
+        "output-location", "default", "fragment", "slide", "column", "column-fragment"
+    ),
+    "code-line-numbers": _line_numbers,
+    "timeout": _positive("timeout", "seconds"),
+}
+
+
 def option_problem(key: str, value: Any) -> str | None:
     """What is wrong with cell option `key: value`, or None."""
-    if key not in CELL_OPTIONS:
+    check = CELL_OPTIONS.get(key)
+    if check is None:
         known = ", ".join(sorted(CELL_OPTIONS))
         return f"unknown cell option `{key}` (known: {known})"
-    if key in BOOL_OPTIONS and not isinstance(value, bool):
-        return f"cell option `{key}` must be true or false"
-    if key == "timeout" and (isinstance(value, bool) or not isinstance(value, int | float)):
-        return "cell option `timeout` must be a number of seconds"
-    if key == "timeout" and value <= 0:
-        return "cell option `timeout` must be positive"
-    if key == "label" and not (isinstance(value, str) and LABEL.match(value)):
-        return "cell option `label` must be a name of ASCII letters, digits, - and _ (at most 100)"
-    if key in ("fig-cap", "fig-alt") and not isinstance(value, str):
-        return f"cell option `{key}` must be text"
-    return None
+    return check(value)

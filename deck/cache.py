@@ -28,7 +28,8 @@ from deck.deps import digest
 from deck.model import Dependency, Lesson, Section, SectionResult
 
 SCHEMA = 2
-KEYED_OPTIONS = ("label", "timeout")  # options that change what running a cell produces
+# options that change what running a cell produces
+KEYED_OPTIONS = ("label", "timeout", "error", "fig-width", "fig-height")
 DAMAGED = "entry damaged"
 
 

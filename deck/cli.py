@@ -12,7 +12,7 @@ from deck.errors import DeckError
 from deck.options import Options
 from deck.progress import ProgressDisplay
 from deck.publish import LockTimeout
-from deck.runner import UsageError, build, check_names
+from deck.runner import UsageError, build, check_names, is_qmd
 
 # True whenever a build stops early: publishing is all-or-nothing (see deck.publish).
 KEPT = "dist/ and figures/ left as they were"
@@ -23,7 +23,12 @@ def parser() -> argparse.ArgumentParser:
         prog="build.py",
         description="Build lessons into reveal.js decks, PDF slides and handouts.",
     )
-    p.add_argument("lessons", nargs="*", metavar="LESSON", help="lessons to build (default: all)")
+    p.add_argument(
+        "lessons",
+        nargs="*",
+        metavar="LESSON",
+        help="lessons to build (default: all), or Quarto files (path/to/talk.qmd → dist/talk/)",
+    )
     p.add_argument("--content", type=Path, default=Path("content"), help="lessons folder")
     p.add_argument("--out", type=Path, default=Path("dist"), help="output folder")
     p.add_argument("--figures", type=Path, default=Path("figures"), help="figures folder")
@@ -63,16 +68,25 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
-    if not args.content.is_dir():
+    qmds = [n for n in args.lessons if is_qmd(n)]
+    for qmd in qmds:
+        if not Path(qmd).is_file():
+            p.error(f"no file {qmd}")
+    if qmds and len(qmds) == len(args.lessons):
+        names = qmds  # Quarto files only: no content folder needed
+    elif not args.content.is_dir():
         p.error(f"content folder {args.content} does not exist")
-    names = args.lessons or sorted(
-        d.name for d in args.content.iterdir() if d.is_dir() and not d.name.startswith((".", "_"))
-    )
+    else:
+        names = args.lessons or sorted(
+            d.name
+            for d in args.content.iterdir()
+            if d.is_dir() and not d.name.startswith((".", "_"))
+        )
     try:
         check_names(names)
     except UsageError as exc:
         p.error(str(exc))
-    missing = [n for n in names if not (args.content / n).is_dir()]
+    missing = [n for n in names if not is_qmd(n) and not (args.content / n).is_dir()]
     if missing:
         p.error(f"no lesson folder {', '.join(str(args.content / n) for n in missing)}")
     if not names:
@@ -101,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             serve(
                 lambda: build(names, next(builds, later), log),
-                [args.content / n for n in names],
+                [Path(n) if is_qmd(n) else args.content / n for n in names],
                 args.out,
                 parse_port(args.port),
                 lambda message: print(message, file=sys.stderr, flush=True),

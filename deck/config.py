@@ -1,7 +1,9 @@
-"""`lesson.yml` as a typed, frozen `LessonConfig`, checked against a schema with line numbers.
+"""`lesson.yml` (or a `.qmd`'s front matter) as a typed, frozen `LessonConfig`, checked
+against a schema with line numbers.
 
 Each key has a small checker in a table; a wrong value is an error at its line, an unknown key
-a warning naming the nearest known key. Nothing is silently accepted or silently dropped.
+a warning naming the nearest known key. Nothing is silently accepted or silently dropped: a
+Quarto option that is read but not applied is a warning saying what happens instead.
 """
 
 from __future__ import annotations
@@ -44,6 +46,34 @@ class ExecConfig:
 
 
 @dataclass(frozen=True)
+class SlideConfig:
+    """How the deck is presented: a `.qmd`'s `format: revealjs:` options."""
+
+    slide_number: bool | str = True  # true: the deck's own "c/t"
+    controls: bool | None = None  # None: reveal.js's default
+    progress: bool | None = None
+    incremental: bool = False
+    smaller: bool = False
+    scrollable: bool = False
+    footer: str | None = None
+    logo: str | None = None
+    code_line_numbers: bool | str = False
+    css: tuple[str, ...] = ()
+    theme: str = "default"  # or "dark"
+
+    def reveal_options(self) -> dict[str, Any]:
+        """What reveal.js is told besides the deck's own settings (`window.deckOptions`)."""
+        options: dict[str, Any] = {}
+        if self.slide_number is not True:
+            options["slideNumber"] = self.slide_number
+        if self.controls is not None:
+            options["controls"] = self.controls
+        if self.progress is not None:
+            options["progress"] = self.progress
+        return options
+
+
+@dataclass(frozen=True)
 class LessonConfig:
     title: str | None = None
     subtitle: str | None = None
@@ -52,34 +82,44 @@ class LessonConfig:
     date: str | None = None
     lang: str = "zh-CN"
     exec: ExecConfig = field(default_factory=ExecConfig)
+    slides: SlideConfig = field(default_factory=SlideConfig)
+    execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
 
 
-class _Invalid(Exception):
+class Invalid(Exception):
     pass
+
+
+class Accepted(Exception):
+    """A value that is read and kept (`value`), with a warning saying what happens."""
+
+    def __init__(self, message: str, value: Any = None):
+        super().__init__(message)
+        self.value = value
 
 
 Check = Callable[[Any], Any]
 
 
-def _text(value: Any) -> str:
+def as_text(value: Any) -> str:
     if isinstance(value, datetime.date):  # `date: 2026-11-29` reads as a date
         return value.isoformat()
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise _Invalid("must be text")
+        raise Invalid("must be text")
     return str(value)
 
 
 def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _Invalid("must be a whole number")
+        raise Invalid("must be a whole number")
     return value
 
 
 def _positive_seconds(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _Invalid("must be a number of seconds")
+        raise Invalid("must be a number of seconds")
     if not value > 0:
-        raise _Invalid("must be more than 0 seconds")
+        raise Invalid("must be more than 0 seconds")
     return float(value)
 
 
@@ -90,24 +130,24 @@ _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 def _memory_mb(value: Any) -> int:
     """`4G`, `512M`, `2048` (MB)."""
     if isinstance(value, bool):
-        raise _Invalid("must be a size such as 4G or 512M")
+        raise Invalid("must be a size such as 4G or 512M")
     if isinstance(value, int | float):
         mb = float(value)
     else:
         m = _SIZE.match(str(value))
         if not m:
-            raise _Invalid("must be a size such as 4G or 512M")
+            raise Invalid("must be a size such as 4G or 512M")
         unit = m.group(2).lower() or "m"
         mb = float(m.group(1)) * _UNITS[unit] / 2**20
     if mb < 64:
-        raise _Invalid("must be at least 64M (a Python worker needs that much)")
+        raise Invalid("must be at least 64M (a Python worker needs that much)")
     return int(mb)
 
 
 def _output_chars(value: Any) -> int:
     n = _int(value)
     if n < 1000:
-        raise _Invalid("must be at least 1000 characters")
+        raise Invalid("must be at least 1000 characters")
     return n
 
 
@@ -124,12 +164,12 @@ EXEC_FIELDS = {
     "output": "output_limit",
 }
 TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
-    "title": _text,
-    "subtitle": _text,
-    "course": _text,
-    "author": _text,
-    "date": _text,
-    "lang": _text,
+    "title": as_text,
+    "subtitle": as_text,
+    "course": as_text,
+    "author": as_text,
+    "date": as_text,
+    "lang": as_text,
     "exec": EXEC_SCHEMA,
 }
 
@@ -138,12 +178,13 @@ def _plain(node: yaml.Node) -> Any:
     return yaml.safe_load(yaml.serialize(node)) if node is not None else None
 
 
-def _check_mapping(
+def check_mapping(
     node: yaml.Node,
     schema: dict[str, Any],
     where: str,
     path: str,
     diagnostics: list[Diagnostic],
+    locs: dict[str, Loc] | None = None,
 ) -> dict[str, Any]:
     line = node.start_mark.line + 1
     if not isinstance(node, yaml.MappingNode):
@@ -155,6 +196,8 @@ def _check_mapping(
         key = str(key_node.value)
         at = Loc(path, key_node.start_mark.line + 1)
         name = f"{where}.{key}" if where else key
+        if locs is not None:
+            locs[name] = at
         if key not in schema:
             near = difflib.get_close_matches(key, list(schema), n=1)
             hint = f" (did you mean `{near[0]}`?)" if near else f" (known: {', '.join(schema)})"
@@ -163,17 +206,44 @@ def _check_mapping(
             )
             continue
         check = schema[key]
+        if isinstance(check, NodeCheck):
+            found = check(value_node, name, path, diagnostics, locs)
+            if found is not None:
+                values[key] = found
+            continue
         if isinstance(check, dict):
             if isinstance(value_node, yaml.ScalarNode) and value_node.value in ("", "~", "null"):
                 continue
-            values[key] = _check_mapping(value_node, check, name, path, diagnostics)
+            values[key] = check_mapping(value_node, check, name, path, diagnostics, locs)
             continue
+        shown = value_node.value if isinstance(value_node, yaml.ScalarNode) else "…"
         try:
             values[key] = check(_plain(value_node))
-        except (_Invalid, ValueError, yaml.YAMLError) as exc:  # ValueError: `date: 2020-13-01`
-            shown = value_node.value if isinstance(value_node, yaml.ScalarNode) else "…"
+        except Accepted as note:
+            diagnostics.append(Diagnostic(at, "config", f"`{name}: {shown}`: {note}", "warning"))
+            if note.value is not None:
+                values[key] = note.value
+        except (Invalid, ValueError, yaml.YAMLError) as exc:  # ValueError: `date: 2020-13-01`
             diagnostics.append(Diagnostic(at, "config", f"`{name}: {shown}` {exc}"))
     return values
+
+
+@dataclass(frozen=True)
+class NodeCheck:
+    """A key whose value's shape decides how it is read (a scalar or a mapping): gets the
+    YAML node itself, returns the value to keep (None: nothing)."""
+
+    read: Callable[..., Any]
+
+    def __call__(
+        self,
+        node: yaml.Node,
+        name: str,
+        path: str,
+        diagnostics: list[Diagnostic],
+        locs: dict[str, Loc] | None,
+    ) -> Any:
+        return self.read(node, name, path, diagnostics, locs)
 
 
 def parse_config(text: str, path: str) -> tuple[LessonConfig, dict[str, Any], list[Diagnostic]]:
@@ -189,7 +259,7 @@ def parse_config(text: str, path: str) -> tuple[LessonConfig, dict[str, Any], li
         return LessonConfig(), {}, diagnostics
     if node is None:
         return LessonConfig(), {}, diagnostics
-    values = _check_mapping(node, TOP_SCHEMA, "", path, diagnostics)
+    values = check_mapping(node, TOP_SCHEMA, "", path, diagnostics)
     return config_from(values), values, diagnostics
 
 

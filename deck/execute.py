@@ -93,6 +93,9 @@ def job_spec(lesson: Lesson, job: Job) -> dict[str, Any]:
                 "code_line": cell.code_line,
                 "label": cell.label,
                 "timeout": float(cell.options.get("timeout", settings.timeout)),
+                # Quarto's `error: true` and `fig-width` / `fig-height` (deck.worker)
+                "error": bool(cell.options.get("error", False)),
+                "fig_size": [cell.options.get("fig-width"), cell.options.get("fig-height")],
             }
             for cell in job.section.cells()
         ],

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from deck.attributes import line_steps
+
 
 class _PlainText(HTMLParser):
     """Text of rendered HTML: formulas as `$TeX$`, table cells and blocks apart by spaces."""
@@ -49,7 +51,34 @@ def plain(markup: str) -> str:
     return re.sub(r"\s+", " ", "".join(parser.parts)).strip()
 
 
-def highlight_code(text: str, lang: str) -> str:
+def highlight_code(text: str, lang: str, line_numbers: bool | str = False) -> str:
+    """Highlighted code. `line_numbers`: True numbers the lines; steps such as `"1-3|5"`
+    (as reveal.js's highlight plugin reads `data-line-numbers`) number them and highlight
+    lines 1-3, then line 5 at the next step: each later step is a fragment laid over the
+    first, so a printed page shows the last."""
+    if line_numbers is False:
+        return _pygments(text, lang, wrap=True)
+    lines = _pygments(text, lang, wrap=False).rstrip("\n").split("\n")
+    steps = line_steps(line_numbers) if isinstance(line_numbers, str) else None
+    if not steps:
+        return _numbered(lines, set())
+    if len(steps) == 1:
+        return _numbered(lines, steps[0])
+    layers = [_numbered(lines, steps[0])]
+    layers += [_numbered(lines, step, " fragment code-step") for step in steps[1:]]
+    return '<div class="code-steps">' + "".join(layers) + "</div>"
+
+
+def _numbered(lines: list[str], marked: set[int], extra: str = "") -> str:
+    classes = "highlight has-line-numbers" + (" has-highlights" if marked else "") + extra
+    body = "\n".join(
+        f'<span class="code-line{" highlight-line" if n in marked else ""}">{line}</span>'
+        for n, line in enumerate(lines, start=1)
+    )
+    return f'<div class="{classes}"><pre><code>{body}</code></pre></div>'
+
+
+def _pygments(text: str, lang: str, wrap: bool) -> str:
     # Imported here: a build whose slides all come from the render cache never needs Pygments.
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
@@ -60,4 +89,5 @@ def highlight_code(text: str, lang: str) -> str:
         lexer = get_lexer_by_name(lang or "text")
     except ClassNotFound:
         lexer = get_lexer_by_name("text")
-    return highlight(text, lexer, HtmlFormatter(cssclass="highlight"))
+    formatter = HtmlFormatter(cssclass="highlight") if wrap else HtmlFormatter(nowrap=True)
+    return highlight(text, lexer, formatter)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -45,7 +46,12 @@ def ignored_files(folder: Path) -> list[Diagnostic]:
 
 
 def load_lesson(folder: Path) -> Lesson:
-    """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems."""
+    """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems.
+    A `.qmd` file is read as Quarto reads it (see `deck.quarto`)."""
+    if folder.suffix == ".qmd":
+        from deck.quarto import load_qmd
+
+        return load_qmd(folder)
     diagnostics: list[Diagnostic] = []
     meta_path = folder / "lesson.yml"
     config, meta = LessonConfig(), {}
@@ -73,7 +79,7 @@ def load_lesson(folder: Path) -> Lesson:
             diagnostics.append(text)
             continue
         section, problems = parse_section(path, display_path(path), text)
-        sections.append(section)
+        sections.append(dataclasses.replace(section, meta={"lang": config.lang}))
         diagnostics.extend(problems)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:

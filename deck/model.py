@@ -40,12 +40,16 @@ class Prose:
 
 @dataclass(frozen=True)
 class Cell:
-    """An executed `{python}` cell; `code_line` is the .md line of its first code line."""
+    """An executed `{python}` cell; `code_line` is the .md line of its first code line.
+
+    A `replay` cell is an earlier cell of a `.qmd` run again, silently, at the start of a later
+    part to rebuild the state that part reads (see `deck.replay`); it shows nothing."""
 
     code: str
     options: dict[str, Any]
     loc: Loc
     code_line: int
+    replay: bool = False
 
     @property
     def label(self) -> str | None:
@@ -54,11 +58,13 @@ class Cell:
 
 @dataclass(frozen=True)
 class Code:
-    """An ordinary fenced code block (not executed), highlighted by Pygments."""
+    """An ordinary fenced code block (not executed), highlighted by Pygments. `attrs` holds
+    what its fence's braces set (`{.python code-line-numbers="1-3|5"}`)."""
 
     lang: str
     text: str
     loc: Loc
+    attrs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

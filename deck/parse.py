@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from deck.attributes import option_problem, parse_attrs
+from deck.attributes import line_steps, option_problem, parse_attrs
 from deck.errors import Diagnostic
 from deck.model import (
     Block,
@@ -39,10 +39,48 @@ DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$")
 HEADING_ATTRS = re.compile(r"^(.*?)\s+\{([^{}]*)\}$")
+ONLY_ATTRS = re.compile(r"^\{([^{}]*)\}$")  # `## {background-image="a.png"}`: no title
 UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
 CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
+SUB_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")  # a callout's title, a tab's name
+CALLOUT = re.compile(r"^callout-(note|tip|warning|caution|important)$")
+ENGINE = re.compile(r"^[\w-]*")
+# Cell options Quarto knows that only shape its own HTML or its own cache: in a .qmd they are
+# read and named in a warning, not applied.
+QUARTO_ONLY_OPTIONS = {
+    "cache",
+    "cap-location",
+    "classes",
+    "code-fold",
+    "code-overflow",
+    "code-summary",
+    "code-tools",
+    "column",
+    "comment",
+    "fig-cap-location",
+    "fig-column",
+    "fig-dpi",
+    "fig-env",
+    "fig-format",
+    "fig-link",
+    "fig-pos",
+    "fig-subcap",
+    "freeze",
+    "layout",
+    "layout-align",
+    "layout-ncol",
+    "layout-nrow",
+    "lst-cap",
+    "lst-label",
+    "message",
+    "panel",
+    "tbl-cap",
+    "tbl-cap-location",
+    "tbl-colwidths",
+    "tbl-column",
+}
 # What PyYAML may raise on text it cannot read (a bad date raises ValueError, deep nesting
 # RecursionError): every one of them is an author's mistake to report, never a crash.
 YAML_PROBLEMS = (yaml.YAMLError, ValueError, OverflowError, RecursionError)
@@ -53,12 +91,26 @@ def read_yaml(text: str) -> Any:
     return yaml.load(text, Loader=YAML_LOADER)  # a safe loader: plain values only
 
 
+@dataclass(frozen=True)
+class Dialect:
+    """How a file is read. A lesson section is strict (an unknown cell option is an error); a
+    Quarto file is read as Quarto reads it: options it knows but this build does not apply
+    are warnings, and `execute:` settings are the cells' defaults."""
+
+    quarto: bool = False
+    defaults: dict[str, Any] = field(default_factory=dict)  # execute: echo, eval, include…
+
+
+LESSON = Dialect()
+
+
 @dataclass
 class _Scanner:
     """Walks one section file's lines. Holds only parse state; the result is immutable."""
 
     rel: str
     lines: list[str]
+    dialect: Dialect = LESSON
     diagnostics: list[Diagnostic] = field(default_factory=list)
     inlines: list[InlineExpr] = field(default_factory=list)
     pos: int = 0
@@ -68,6 +120,9 @@ class _Scanner:
 
     def error(self, index: int, code: str, message: str) -> None:
         self.diagnostics.append(Diagnostic(self.loc(index), code, message))
+
+    def warn(self, index: int, code: str, message: str) -> None:
+        self.diagnostics.append(Diagnostic(self.loc(index), code, message, "warning"))
 
     def inline(self, text: str, index: int) -> str:
         """Replace `{python} expr` spans by placeholders and record the expressions."""
@@ -152,15 +207,49 @@ class _Scanner:
             return None
         self.pos = end + 1
         body = self.lines[start + 1 : end]
-        if info.startswith("{"):
-            engine = info[1:-1].strip()
-            if engine != "python":
-                self.error(start, "parse", f"unknown cell engine {{{engine}}}; use {{python}}")
-                return None
-            return self.cell(start, body)
-        return Code(info, "\n".join(body), self.loc(start))
+        text = "\n".join(body)
+        if not info.startswith("{"):
+            return Code(info, text, self.loc(start))
+        inner = info[1:-1].strip()
+        if inner.startswith("="):  # a raw block: ```{=html}
+            return Code(inner, text, self.loc(start))
+        if inner.startswith((".", "#")):  # a static block with attributes: ```{.python …}
+            return self.static_code(start, inner, text)
+        engine = ENGINE.match(inner).group(0)  # type: ignore[union-attr]
+        if engine != "python":
+            self.error(
+                start,
+                "engine",
+                f"`{{{engine}}}` cells cannot run: only Python cells run here "
+                f"(```{{python}}); for code shown as it is write ```{engine or 'text'}",
+            )
+            return None
+        if inner[len(engine) :].strip(" ,"):
+            self.warn(
+                start,
+                "option",
+                "options in the fence are not read: write them as `#| key: value` lines",
+            )
+        return self.cell(start, body)
 
-    def cell(self, start: int, body: list[str]) -> Cell | None:
+    def static_code(self, start: int, inner: str, text: str) -> Code | None:
+        parsed = parse_attrs(inner)
+        if parsed is None:
+            self.error(start, "attr", f"cannot read code block attributes `{{{inner}}}`")
+            return None
+        classes, attrs = parsed
+        if len(classes) > 1:
+            attrs["class"] = " ".join(classes[1:])
+        numbers = attrs.get("code-line-numbers")
+        if numbers is not None and numbers not in ("true", "false") and not line_steps(numbers):
+            self.error(
+                start,
+                "attr",
+                f'code-line-numbers="{numbers}" must be true, false or lines such as "1-3|5"',
+            )
+        return Code(classes[0] if classes else "", text, self.loc(start), attrs)
+
+    def cell(self, start: int, body: list[str]) -> Cell | Code | None:
         options: dict[str, Any] = {}
         k = 0
         ok = True
@@ -173,22 +262,47 @@ class _Scanner:
             if not isinstance(parsed, dict) or len(parsed) != 1:
                 self.error(index, "option", "cell option must read `#| key: value`")
                 ok = False
-            elif str(next(iter(parsed))) in options:
-                self.error(index, "option", f"cell option `{next(iter(parsed))}` is given twice")
+                k += 1
+                continue
+            ((key, value),) = parsed.items()
+            key = str(key)
+            if key in options:
+                self.error(index, "option", f"cell option `{key}` is given twice")
                 ok = False
+            elif self.dialect.quarto and key in QUARTO_ONLY_OPTIONS:
+                self.warn(index, "option", f"cell option `{key}` is not applied here; ignored")
             else:
-                ((key, value),) = parsed.items()
-                problem = option_problem(str(key), value)
-                if problem:
+                problem = option_problem(key, value)
+                if problem and self.dialect.quarto and problem.startswith("unknown"):
+                    self.warn(index, "option", f"{problem}; ignored")
+                elif problem:
                     self.error(index, "option", problem)
                     ok = False
-                if key in ("fig-cap", "fig-alt") and isinstance(value, str):
-                    value = self.inline(value, index)
-                options[str(key)] = value
+                else:
+                    if key in ("fig-cap", "fig-alt"):
+                        value = self.inline(value, index)
+                    options[key] = value
             k += 1
         if not ok:
             return None
-        return Cell("\n".join(body[k:]), options, self.loc(start), start + 2 + k)
+        code = "\n".join(body[k:])
+        if self.option(options, "eval", True) is False:
+            return self.shown_code(start, code, options)
+        return Cell(code, options, self.loc(start), start + 2 + k)
+
+    def option(self, options: dict[str, Any], key: str, default: Any) -> Any:
+        """A cell's option, else the file's `execute:` default, else `default`."""
+        return options.get(key, self.dialect.defaults.get(key, default))
+
+    def shown_code(self, start: int, code: str, options: dict[str, Any]) -> Code | None:
+        """A cell with `eval: false` is code to show (when echoed), never run."""
+        echo = self.option(options, "echo", self.dialect.quarto)  # Quarto shows code
+        if echo is False or self.option(options, "include", True) is False:
+            return None
+        attrs = {"cell": "true"}
+        if "code-line-numbers" in options:
+            attrs["code-line-numbers"] = str(options["code-line-numbers"]).lower()
+        return Code("python", code, self.loc(start), attrs)
 
     def div(self) -> Block | None:
         start = self.pos
@@ -217,6 +331,10 @@ class _Scanner:
         loc = self.loc(start)
         if "notes" in classes:
             return Notes(self.block_text(blocks, start), loc)
+        if "panel-tabset" in classes:
+            return Div(classes, attrs, tuple(self.tabs(blocks)), loc)
+        if any(CALLOUT.match(c) for c in classes):
+            return self.callout(classes, attrs, blocks, loc)
         if "columns" in classes:
             columns = []
             for block in blocks:
@@ -227,6 +345,52 @@ class _Scanner:
                         block.loc.line - 1, "parse", "only `::: column` may stand in columns"
                     )
             return Columns(tuple(columns), loc)
+        return Div(classes, attrs, tuple(blocks), loc)
+
+    def tabs(self, blocks: list[Block]) -> list[Block]:
+        """`::: panel-tabset`: each heading inside starts a tab, `Div(("tab",), {title})`.
+        Blocks before the first heading stay above the tabs."""
+        out: list[Block] = []
+        tab: list[Block] | None = None
+        title, at = "", self.loc(0)
+
+        def close() -> None:
+            if tab is not None:
+                out.append(Div(("tab",), {"title": title}, tuple(tab), at))
+
+        for block in blocks:
+            if not isinstance(block, Prose):
+                (tab if tab is not None else out).append(block)
+                continue
+            for piece in split_at_headings(block):
+                heading = SUB_HEADING.match(piece.text)
+                if heading and "\n" not in piece.text:
+                    close()
+                    tab, title, at = [], heading.group(1), piece.loc
+                else:
+                    (tab if tab is not None else out).append(piece)
+        close()
+        if not any(isinstance(b, Div) and "tab" in b.classes for b in out):
+            line = blocks[0].loc.line - 1 if blocks else 0
+            self.error(line, "parse", "a panel-tabset needs a heading (`### Name`) per tab")
+        return out
+
+    def callout(
+        self, classes: tuple[str, ...], attrs: dict[str, str], blocks: list[Block], loc: Loc
+    ) -> Div:
+        """A callout's title (its first heading, or `title="…"`) becomes its first block,
+        `Div(("callout-title",))`; without one the renderer names the kind."""
+        title: Prose | None = None
+        if "title" in attrs:
+            title = Prose(self.inline(attrs.pop("title"), loc.line - 1), loc)
+        elif blocks and isinstance(blocks[0], Prose):
+            first, *rest = split_at_headings(blocks[0])
+            heading = SUB_HEADING.match(first.text)
+            if heading and "\n" not in first.text:
+                title = Prose(heading.group(1), first.loc)
+                blocks = [*rest, *blocks[1:]]
+        if title is not None:
+            blocks = [Div(("callout-title",), {}, (title,), title.loc), *blocks]
         return Div(classes, attrs, tuple(blocks), loc)
 
     def block_text(self, blocks: list[Block], start: int) -> str:
@@ -320,17 +484,17 @@ class _Scanner:
             if heading:
                 level = len(heading.group(1))
                 title = heading.group(2)
-                attr_text = HEADING_ATTRS.match(title)
+                attr_text = HEADING_ATTRS.match(title) or ONLY_ATTRS.match(title)
                 if attr_text:
-                    parsed = parse_attrs(attr_text.group(2))
+                    parsed = parse_attrs(attr_text.group(attr_text.lastindex or 1))
                     if parsed is None:
                         self.error(i, "attr", f"cannot read slide attributes in `{line.strip()}`")
                     else:
-                        title = attr_text.group(1)
+                        title = attr_text.group(1) if attr_text.lastindex == 2 else ""
                         classes, attrs = parsed
                 elif UNCLOSED_ATTRS.search(title):
                     self.error(i, "attr", f"slide attributes not closed in `{line.strip()}`")
-                title = self.inline(title, i)
+                title = self.inline(title, i) or None
                 self.pos += 1
             rule = not heading and self.is_rule(i)
             if rule:
@@ -339,6 +503,28 @@ class _Scanner:
             if heading or rule or blocks:  # an explicit `---` makes a slide even when empty
                 slides.append(Slide(title, level, classes, attrs, tuple(blocks), self.loc(i)))
         return slides
+
+
+def split_at_headings(prose: Prose) -> list[Prose]:
+    """A prose block cut before and after each heading line, each piece with its own line."""
+    lines = prose.text.split("\n")
+    pieces: list[Prose] = []
+    start = 0
+    for k, line in enumerate(lines):
+        if SUB_HEADING.match(line):
+            pieces.append(_piece(lines, start, k, prose.loc))
+            pieces.append(_piece(lines, k, k + 1, prose.loc))
+            start = k + 1
+    pieces.append(_piece(lines, start, len(lines), prose.loc))
+    return [p for p in pieces if p.text]
+
+
+def _piece(lines: list[str], start: int, end: int, loc: Loc) -> Prose:
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return Prose("\n".join(lines[start:end]), Loc(loc.path, loc.line + start))
 
 
 def front_matter_end(lines: list[str]) -> int | None:
@@ -356,7 +542,9 @@ def front_matter_end(lines: list[str]) -> int | None:
     return end if isinstance(data, dict) and data else None
 
 
-def parse_section(path: Path, rel: str, text: str) -> tuple[Section, list[Diagnostic]]:
+def parse_section(
+    path: Path, rel: str, text: str, dialect: Dialect = LESSON
+) -> tuple[Section, list[Diagnostic]]:
     """Section file text → its slides, and every problem found (errors and warnings).
 
     A section file has no front matter: a `---` in its first line starts an untitled slide, as
@@ -364,7 +552,7 @@ def parse_section(path: Path, rel: str, text: str) -> tuple[Section, list[Diagno
     top looks like front matter, a warning says so.
     """
     lines = text.replace("\r\n", "\n").split("\n")
-    scanner = _Scanner(rel, lines)
+    scanner = _Scanner(rel, lines, dialect)
     end = front_matter_end(lines)
     if end is not None:
         scanner.diagnostics.append(
@@ -386,3 +574,13 @@ def parse_section(path: Path, rel: str, text: str) -> tuple[Section, list[Diagno
         inlines=tuple(scanner.inlines),
     )
     return section, scanner.diagnostics
+
+
+def parse_part(
+    path: Path, rel: str, lines: list[str], start: int, end: int, dialect: Dialect
+) -> tuple[list[Slide], list[InlineExpr], list[Diagnostic]]:
+    """Lines `start:end` (0-based) of a longer file, which must begin at a slide break: its
+    slides, inline expressions (numbered from 0) and problems, at the file's real lines."""
+    scanner = _Scanner(rel, lines[:end], dialect, pos=start)
+    slides = scanner.slides()
+    return slides, scanner.inlines, scanner.diagnostics

@@ -48,6 +48,9 @@ def build_lesson(
     results = execute(lesson, options, log, report, on_progress)
     t1 = time.perf_counter()
     deck = render_lesson(lesson, results, options.cache)
+    for warning in deck.warnings:  # found while rendering (a .qmd's figure without alt text)
+        log(str(warning))
+        report.warnings.append(str(warning))
     report.seconds["render"] = time.perf_counter() - t1
     write(lesson, deck, options, log, report, progress)
     report.lessons.append(lesson.name)
@@ -160,6 +163,9 @@ def write(
         for figure in deck.figures:
             shutil.copyfile(figure, staging / "figures" / figure.name)
             shutil.copyfile(figure, figures.staging / figure.name)
+        for published, source in deck.media:  # images and stylesheets the slides name
+            (staging / published).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, staging / published)
         (staging / "index.html").write_text(deck.html, "utf-8")
         stamp = tree_hash(staging)
         values = json.dumps(deck.values, ensure_ascii=False, indent=1)

@@ -15,14 +15,26 @@ from __future__ import annotations
 import ast
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import quote, unquote, urlsplit
 
 import jinja2
 
+from deck.divs import render_div
 from deck.errors import DeckError, Diagnostic
 from deck.htmltext import highlight_code, plain
+from deck.load import display_path
+from deck.markdown_ext import (
+    FOOTNOTE_TOKEN,
+    Media,
+    PandocExtension,
+    bracketed_spans,
+    mark_footnotes,
+    take_definitions,
+)
 from deck.mathtex import MATH_TOKEN, KaTeX, extract
 from deck.model import (
     Block,
@@ -40,8 +52,9 @@ from deck.model import (
     SectionResult,
     Slide,
     placeholder,
+    walk_blocks,
 )
-from deck.renderstore import RenderedSlide, RenderStore, SectionRender
+from deck.renderstore import MediaFile, RenderedSlide, RenderStore, SectionRender
 
 TEMPLATES = Path(__file__).parent / "templates"
 VALUE = re.compile("\u2063V(\\d+)\u2063")
@@ -50,6 +63,12 @@ CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
 SLIDE_ATTRS = {"id"}  # everything else becomes data-<key>, which reveal.js reads
 MARKDOWN_EXTENSIONS = ["tables", "sane_lists", "attr_list", "pymdownx.betterem"]
+LIST_ITEM = re.compile(r"<li>")
+MEDIA_ATTRS = ("background-image", "background-video")  # slide attributes naming local files
+# A cell's options default to the file's `execute:` settings, else to these (a lesson shows
+# no code and no warnings unless asked; Quarto shows both).
+CELL_DEFAULTS = {"echo": False, "output": True, "include": True, "warning": False}
+QUARTO_CELL_DEFAULTS = {"echo": True, "output": True, "include": True, "warning": True}
 
 
 @dataclass(frozen=True)
@@ -59,6 +78,18 @@ class RenderedDeck:
     values: dict[str, Any]
     figures: tuple[Path, ...]  # figure files to publish under figures/
     rendered: tuple[str, ...] = ()  # sections rendered by this build (the rest were cached)
+    media: tuple[tuple[str, Path], ...] = ()  # (path inside the deck folder, source file)
+    warnings: tuple[Diagnostic, ...] = ()
+
+
+@dataclass
+class SlideState:
+    """What a slide collects while its blocks render, placed when the slide is done."""
+
+    footnotes: list[tuple[str, str, Loc]] = field(default_factory=list)  # kind, content, loc
+    footer: str | None = None
+    asides: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)  # bodies of `output-location: slide` slides
 
 
 @dataclass(frozen=True)
@@ -89,7 +120,22 @@ def new_markdown() -> Any:
     """One Markdown converter per build: creating one compiles many regular expressions."""
     import markdown
 
-    return markdown.Markdown(extensions=MARKDOWN_EXTENSIONS, output_format="html")
+    pandoc = PandocExtension()
+    md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, pandoc], output_format="html")
+    md.pandoc = pandoc
+    return md
+
+
+def media_path(src: str) -> str:
+    """Where a local file named in a deck is published, inside the deck's folder: under
+    `media/`, its path as written (`..` as `up`), so it never meets the build's own files."""
+    parts = [{"..": "up"}.get(p, p) for p in PurePosixPath(unquote(src)).parts if p != "."]
+    return "media/" + "/".join(parts)
+
+
+def is_local(src: str) -> bool:
+    parts = urlsplit(src)
+    return bool(src) and not parts.scheme and not parts.netloc and not src.startswith(("/", "#"))
 
 
 @dataclass
@@ -107,10 +153,30 @@ class _SectionRenderer:
         default_factory=lambda: {"values": [], "figures": [], "quizzes": [], "outputs": []}
     )
     figure_files: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    media: list[MediaFile] = field(default_factory=list)
     number: int = 0
+    incremental: bool = False
+    slide_state: SlideState = field(default_factory=SlideState)
 
     def __post_init__(self) -> None:
         self.cells = dict(zip(map(id, self.section.cells()), self.result.cells, strict=True))
+        self.quarto = bool(self.section.meta.get("quarto"))
+        defaults = QUARTO_CELL_DEFAULTS if self.quarto else CELL_DEFAULTS
+        self.cell_defaults = {**defaults, **self.section.meta.get("execute", {})}
+        self.line_numbers = self.section.meta.get("code-line-numbers", False)
+        # Footnote definitions (`[^id]: text`) anywhere in the section, as Pandoc reads them.
+        self.definitions: dict[str, tuple[str, Loc]] = {}
+        for slide in self.section.slides:
+            for block in walk_blocks(slide.blocks):
+                if isinstance(block, Prose):
+                    _, found = take_definitions(block.text)
+                    for key, (body, offset) in found.items():
+                        loc = Loc(block.loc.path, block.loc.line + offset)
+                        self.definitions.setdefault(key, (body, loc))
+
+    def option(self, cell: Cell, key: str) -> Any:
+        return cell.options.get(key, self.cell_defaults.get(key))
 
     # ---- text -----------------------------------------------------------------------
 
@@ -124,10 +190,25 @@ class _SectionRenderer:
         Formulas are taken out of the text as written, so a formula's line is its line in the
         file, before Chinese line breaks are joined (in prose and inside formulas alike).
         """
-        marked, found = extract(source, len(self.formulas))
+        first = len(self.formulas)
+        marked, found = extract(source, first)
+        marked, _ = take_definitions(marked)
+        marked = bracketed_spans(mark_footnotes(marked, lambda *f: self.footnote(loc, *f)))
+
+        def alt(text: str) -> str:  # alt text shows a formula as its TeX
+            def tex(m: re.Match[str]) -> str:
+                return (
+                    f"${fill_values(found[int(m.group(1)) - first][0], self.section, self.result)}$"
+                )
+
+            return MATH_TOKEN.sub(tex, fill_values(text, self.section, self.result))
+
+        self.md.pandoc.media = Media(image=lambda src: self.local_file(src, loc), alt=alt)
         out = self.md.reset().convert(join_cjk_lines(marked))
         if inline and out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
             out = out[3:-4]
+        if self.incremental:
+            out = LIST_ITEM.sub('<li class="fragment">', out)
         for raw, display, offset in found:
             tex = join_cjk_lines(self.fill(raw))
             self.formulas.append(Formula(tex, display, Loc(loc.path, loc.line + offset)))
@@ -136,6 +217,23 @@ class _SectionRenderer:
             self.record_value(index)
             out = out.replace(placeholder(index), html.escape(self.value(index)))
         return out
+
+    def footnote(self, loc: Loc, kind: str, content: str, offset: int) -> int:
+        self.slide_state.footnotes.append((kind, content, Loc(loc.path, loc.line + offset)))
+        return len(self.slide_state.footnotes) - 1
+
+    def local_file(self, src: str, loc: Loc) -> str | None:
+        """A file a slide names (an image, a background): recorded for publishing, or an
+        error at the slide's line when it is not there."""
+        folder = self.section.path.parent
+        if not (folder / unquote(src)).is_file():
+            self.diagnostics.append(
+                Diagnostic(loc, "media", f"file `{src}` not found (paths are read from {folder})")
+            )
+            return None
+        published = media_path(src)
+        self.media.append(MediaFile(published, unquote(src), loc))
+        return quote(published)
 
     def plain(self, markup: str) -> str:
         """Text of rendered HTML as a reader would quote it, formulas as `$TeX$`."""
@@ -184,7 +282,7 @@ class _SectionRenderer:
         if isinstance(block, Prose):
             return self.text(block.text, block.loc)
         if isinstance(block, Code):
-            return highlight_code(block.text, block.lang)
+            return self.code(block)
         if isinstance(block, Cell):
             return self.cell(block)
         if isinstance(block, Quiz):
@@ -198,49 +296,112 @@ class _SectionRenderer:
                 )
             return '<div class="columns">' + "".join(parts) + "</div>"
         if isinstance(block, Div):
-            classes = " ".join(block.classes)
-            attrs = "".join(f' {k}="{html.escape(v)}"' for k, v in _data_attrs(block.attrs).items())
-            return f'<div class="{classes}"{attrs}>{self.blocks(block.blocks, notes)}</div>'
+            return render_div(self, block, notes)
         raise TypeError(block)
 
+    def numbers(self, value: Any) -> bool | str:
+        """`code-line-numbers` as written (true, false, "1-3|5"), else the deck's setting."""
+        if value is None:
+            value = self.line_numbers
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        return value
+
+    def code(self, block: Code) -> str:
+        if block.lang.startswith("="):  # a raw block: HTML goes in as it is, others are dropped
+            return block.text if block.lang == "=html" else ""
+        shown = highlight_code(
+            block.text, block.lang, self.numbers(block.attrs.get("code-line-numbers"))
+        )
+        return f'<div class="cell">{shown}</div>' if block.attrs.get("cell") else shown
+
     def cell(self, cell: Cell) -> str:
+        """Code (when echoed) and what it showed, where `output-location` puts it."""
         result = self.cells.get(id(cell))
-        if result is None or cell.options.get("include") is False:
+        if cell.replay or result is None or self.option(cell, "include") is False:
+            return ""
+        echo = self.option(cell, "echo")
+        code = ""
+        if echo:
+            text = cell.code.strip("\n")
+            if echo == "fenced":
+                text = f"```{{python}}\n{text}\n```"
+            code = highlight_code(
+                text, "python", self.numbers(cell.options.get("code-line-numbers"))
+            )
+        location = cell.options.get("output-location", "default")
+        if location != "default" and not echo:
+            self.warnings.append(
+                Diagnostic(
+                    cell.loc, "option", "output-location needs the code shown (echo)", "warning"
+                )
+            )
+            location = "default"
+        number = self.number
+        if location == "slide":  # the output's slide comes right after this one
+            self.number += len(self.slide_state.extra) + 1
+        try:
+            shown = self.outputs(cell, result)
+        finally:
+            self.number = number
+        if location == "slide":
+            self.slide_state.extra.append(f'<div class="cell output-location-slide">{shown}</div>')
+            return f'<div class="cell">{code}</div>' if code else ""
+        if location == "fragment" and shown:
+            shown = f'<div class="fragment">{shown}</div>'
+        elif location in ("column", "column-fragment"):
+            fragment = " fragment" if location == "column-fragment" else ""
+            return (
+                '<div class="columns column-output-location">'
+                f'<div class="column">{code}</div><div class="column{fragment}">{shown}</div></div>'
+            )
+        body = code + shown
+        return f'<div class="cell">{body}</div>' if body else ""
+
+    def outputs(self, cell: Cell, result: Any) -> str:
+        shown = self.option(cell, "output")
+        if shown is False:
             return ""
         parts = []
-        if cell.options.get("echo") is True:
-            parts.append(highlight_code(cell.code.strip("\n"), "python"))
-        if cell.options.get("output", True):
-            for output in result.outputs:
-                self.records["outputs"].append(
-                    {
-                        "label": cell.label,
-                        "loc": str(cell.loc),
-                        "slide": self.number,
-                        "kind": output.kind,
-                        "text": plain(output.data) if output.kind == "html" else output.data,
-                    }
-                )
-                if output.kind == "html":
-                    parts.append(f'<div class="output">{output.data}</div>')
-                elif output.kind == "stdout":
-                    parts.append(f'<pre class="stdout">{html.escape(output.data)}</pre>')
-                else:
-                    parts.append(f'<pre class="output">{html.escape(output.data)}</pre>')
-            for figure in result.figures:
-                parts.append(self.figure(cell, figure.file, figure.width_in, figure.height_in))
-        return '<div class="cell">' + "\n".join(parts) + "</div>" if parts else ""
+        for output in result.outputs:
+            if output.kind == "warning" and not self.option(cell, "warning"):
+                continue
+            self.records["outputs"].append(
+                {
+                    "label": cell.label,
+                    "loc": str(cell.loc),
+                    "slide": self.number,
+                    "kind": output.kind,
+                    "text": plain(output.data) if output.kind == "html" else output.data,
+                }
+            )
+            if output.kind == "html":
+                parts.append(f'<div class="output">{output.data}</div>')
+            elif shown == "asis":  # printed Markdown, as Quarto's `output: asis` reads it
+                parts.append(self.text(output.data, cell.loc))
+            elif output.kind in ("stdout", "warning", "error"):
+                parts.append(f'<pre class="{output.kind}">{html.escape(output.data)}</pre>')
+            else:
+                parts.append(f'<pre class="output">{html.escape(output.data)}</pre>')
+        for figure in result.figures:
+            parts.append(self.figure(cell, figure.file, figure.width_in, figure.height_in))
+        return "\n".join(parts)
 
     def figure(self, cell: Cell, file: str, width: float, height: float) -> str:
         alt = self.fill(cell.options.get("fig-alt") or "")
-        if not alt:
-            self.diagnostics.append(
-                Diagnostic(cell.loc, "figure", "figure has no alt text: add `#| fig-alt: …`")
-            )
         caption = cell.options.get("fig-cap")
         caption_html = ""
         if caption:
             caption_html = self.text(caption, option_line(cell, "fig-cap"), inline=True)
+        if not alt and self.quarto:  # Quarto allows it: a warning, and the caption stands in
+            alt = self.plain(caption_html)
+            what = "its caption is used" if alt else "it has none"
+            message = f"figure has no alt text (`#| fig-alt: …`): {what}"
+            self.warnings.append(Diagnostic(cell.loc, "figure", message, "warning"))
+        elif not alt:
+            self.diagnostics.append(
+                Diagnostic(cell.loc, "figure", "figure has no alt text: add `#| fig-alt: …`")
+            )
         self.figure_files.append(file)
         self.records["figures"].append(
             {
@@ -257,7 +418,9 @@ class _SectionRenderer:
             f'style="aspect-ratio:{width}/{height}">'
         )
         cap = f"<figcaption>{caption_html}</figcaption>" if caption_html else ""
-        return f"<figure>{img}{cap}</figure>"
+        align = cell.options.get("fig-align", "default")
+        klass = f' class="fig-align-{align}"' if align != "default" else ""
+        return f"<figure{klass}>{img}{cap}</figure>"
 
     def quiz(self, quiz: Quiz) -> str:
         choices = [self.text(c.text, c.loc, inline=True) for c in quiz.choices]
@@ -306,27 +469,83 @@ class _SectionRenderer:
     # ---- slides ---------------------------------------------------------------------
 
     def slides(self) -> list[RenderedSlide]:
-        """The section's slides, numbered from 1, formulas still placeholders."""
-        out = []
-        for k, slide in enumerate(self.section.slides):
-            self.number = k + 1
-            out.append(self.slide(slide))
+        """The section's slides, numbered from 1, formulas still placeholders. A cell with
+        `output-location: slide` adds a slide after its own."""
+        out: list[RenderedSlide] = []
+        for slide in self.section.slides:
+            self.number = len(out) + 1
+            out.extend(self.slide(slide))
         return out
 
-    def slide(self, slide: Slide) -> RenderedSlide:
+    def slide(self, slide: Slide) -> list[RenderedSlide]:
+        self.slide_state = SlideState()
+        self.incremental = bool(self.section.meta.get("incremental"))
         notes: list[str] = []
         title = self.text(slide.title, slide.loc, inline=True) if slide.title else None
-        body = self.blocks(slide.blocks, notes)
-        return RenderedSlide(
+        body = self.blocks(slide.blocks, notes) + self.foot()
+        if self.slide_state.footer is not None:
+            body += f'<div class="footer slide-footer">{self.slide_state.footer}</div>'
+        attrs = dict(slide.attrs)
+        for key in MEDIA_ATTRS:
+            if key in attrs and is_local(attrs[key]):
+                attrs[key] = self.local_file(attrs[key], slide.loc) or attrs[key]
+        first = RenderedSlide(
             number=self.number,
             section=self.section.name,
             title=title,
             level=slide.level,
             loc=slide.loc,
             classes=slide.classes,
-            attrs=slide.attrs,
-            body=body,
-            notes="\n".join(notes),
+            attrs=attrs,
+            body=self.number_footnotes(body),
+            notes=self.number_footnotes("\n".join(notes)),
+        )
+        extra = [
+            replace(
+                first,
+                number=self.number + k,
+                classes=(*slide.classes, "output-location-slide"),
+                attrs={**attrs, "id": attrs["id"] + "-output"} if "id" in attrs else attrs,
+                body=extra_body,
+                notes="",
+            )
+            for k, extra_body in enumerate(self.slide_state.extra, start=1)
+        ]
+        return [first, *extra]
+
+    def foot(self) -> str:
+        """The slide's asides and footnotes, at its foot (one `<aside>`, as Quarto has it)."""
+        state = self.slide_state
+        items: list[str] = []
+        numbers: dict[str, int] = {}  # footnote id → its number on this slide
+        self.footnote_numbers: list[int] = []
+        for kind, content, loc in list(state.footnotes):
+            if kind == "ref" and content in numbers:
+                self.footnote_numbers.append(numbers[content])
+                continue
+            if kind == "ref":
+                if content not in self.definitions:
+                    message = f"footnote `[^{content}]` has no definition `[^{content}]: …`"
+                    self.diagnostics.append(Diagnostic(loc, "footnote", message))
+                    body, at = "", loc
+                else:
+                    body, at = self.definitions[content]
+                numbers[content] = len(items) + 1
+            else:
+                body, at = content, loc
+            self.footnote_numbers.append(len(items) + 1)
+            items.append(f"<li>{self.text(body, at, inline=True)}</li>")
+        if not items and not state.asides:
+            return ""
+        out = "".join(f'<div class="aside">{a}</div>' for a in state.asides)
+        if items:
+            out += f'<ol class="aside-footnotes">{"".join(items)}</ol>'
+        return f'<aside class="slide-aside">{out}</aside>'
+
+    def number_footnotes(self, text: str) -> str:
+        return FOOTNOTE_TOKEN.sub(
+            lambda m: f'<sup class="footnote-ref">{self.footnote_numbers[int(m.group(1))]}</sup>',
+            text,
         )
 
     def typeset(self, slides: list[RenderedSlide], katex: KaTeX | None) -> SectionRender:
@@ -354,7 +573,9 @@ class _SectionRenderer:
             )
             for s in slides
         )
-        return SectionRender(done, self.records, tuple(self.figure_files))
+        return SectionRender(
+            done, self.records, tuple(self.figure_files), tuple(self.media), tuple(self.warnings)
+        )
 
 
 def figure_collisions(lesson: Lesson, results: dict[str, SectionResult]) -> list[Diagnostic]:
@@ -367,6 +588,8 @@ def figure_collisions(lesson: Lesson, results: dict[str, SectionResult]) -> list
     for section in lesson.sections:
         cells = section.cells()
         for cell, cell_result in zip(cells, results[section.name].cells, strict=True):
+            if cell.replay:  # its figures are not shown
+                continue
             for figure in cell_result.figures:
                 first = made.setdefault(figure.file.lower(), cell.loc)
                 if first is not cell.loc:
@@ -416,13 +639,17 @@ def render_lesson(
         md = md or new_markdown()
         renderer = _SectionRenderer(section, result, md, quiz_template)
         pending.append((section, renderer, renderer.slides(), key))
+    deck = deck_settings(lesson, lambda: md or new_markdown())
     formulas = {(f.tex, f.display) for _, r, _, _ in pending for f in r.formulas}
+    formulas |= set(deck.formulas)
     katex = KaTeX(cache / "katex.json" if cache is not None else None) if formulas else None
     if katex is not None:
         katex.prepare(formulas)
+        deck.typeset(katex)
     for section, renderer, slides, key in pending:
         part = renderer.typeset(slides, katex)
         diagnostics.extend(renderer.diagnostics)
+        diagnostics.extend(missing_media(lesson, part))
         if not renderer.diagnostics:
             parts[section.name] = part
             if store:
@@ -441,6 +668,8 @@ def render_lesson(
         "outputs": [],
     }
     figures: list[Path] = []
+    media: dict[str, Path] = {}
+    warnings: list[Diagnostic] = []
     for section in lesson.sections:
         part = parts[section.name]
         numbered, part_records = part.numbered_from(len(slides) + 1)
@@ -448,8 +677,17 @@ def render_lesson(
         for kind, items in part_records.items():
             records.setdefault(kind, []).extend(items)
         figures.extend(Path(results[section.name].figure_dir) / f for f in part.figures)
+        media.update((m.published, lesson.path / m.source) for m in part.media)
+        warnings.extend(part.warnings)
+    media.update(deck.media)
+    slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
     page = env.get_template("deck.html.j2").render(
-        lesson=lesson, meta=lesson.meta, slides=slides, data_attr=_data_attrs
+        lesson=lesson,
+        meta=lesson.meta,
+        slides=slides,
+        data_attr=_data_attrs,
+        stylesheets=deck.stylesheets,
+        deck_options=deck.options,
     )
     values = {
         "lesson": lesson.name,
@@ -458,7 +696,82 @@ def render_lesson(
         **records,
     }
     rendered = tuple(section.name for section, *_ in pending)
-    return RenderedDeck(page, tuple(slides), values, tuple(figures), rendered)
+    return RenderedDeck(
+        page,
+        tuple(slides),
+        values,
+        tuple(figures),
+        rendered,
+        tuple(sorted(media.items())),
+        tuple(warnings + deck.warnings),
+    )
+
+
+def missing_media(lesson: Lesson, part: SectionRender) -> list[Diagnostic]:
+    """A file a cached render names may have gone since: an error at the slide naming it."""
+    return [
+        Diagnostic(m.loc, "media", f"file `{m.source}` not found")
+        for m in part.media
+        if not (lesson.path / m.source).is_file()
+    ]
+
+
+@dataclass
+class DeckSettings:
+    """What the whole deck shows besides its slides: footer, logo, stylesheets, theme."""
+
+    footer: str = ""
+    logo: str = ""
+    stylesheets: list[str] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)  # window.deckOptions (deck.js)
+    media: dict[str, Path] = field(default_factory=dict)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    formulas: list[tuple[str, bool]] = field(default_factory=list)  # in the footer
+
+    def typeset(self, katex: KaTeX) -> None:
+        def sub(m: re.Match[str]) -> str:
+            tex, display = self.formulas[int(m.group(1))]
+            return katex.html(tex, display) or html.escape(tex)
+
+        self.footer = MATH_TOKEN.sub(sub, self.footer)
+
+    def frame(self, slide: RenderedSlide) -> str:
+        """The deck's footer (unless the slide has its own) and logo, on every slide, so
+        that printed pages have them too."""
+        out = ""
+        if self.footer and 'class="footer slide-footer"' not in slide.body:
+            out += f'<div class="footer footer-default">{self.footer}</div>'
+        if self.logo:
+            out += f'<img class="slide-logo" src="{html.escape(self.logo)}" alt="">'
+        return out
+
+
+def deck_settings(lesson: Lesson, markdown: Callable[[], Any]) -> DeckSettings:
+    settings = lesson.config.slides
+    deck = DeckSettings(options={"reveal": settings.reveal_options(), "theme": settings.theme})
+    folder_loc = Loc(display_path(lesson.path), 1)
+
+    def local(src: str) -> str:
+        if not is_local(src):
+            return src
+        if not (lesson.path / unquote(src)).is_file():
+            message = f"file `{src}` (front matter) not found in {lesson.path}"
+            deck.warnings.append(Diagnostic(folder_loc, "media", message, "warning"))
+            return src
+        deck.media[media_path(src)] = lesson.path / unquote(src)
+        return quote(media_path(src))
+
+    if settings.footer:
+        md = markdown()
+        md.pandoc.media = Media(image=local)
+        marked, found = extract(settings.footer)
+        deck.formulas = [(tex, display) for tex, display, _ in found]
+        out = md.reset().convert(marked)
+        deck.footer = out[3:-4] if out.startswith("<p>") and out.count("<p>") == 1 else out
+    if settings.logo:
+        deck.logo = local(settings.logo)
+    deck.stylesheets = [local(css) for css in settings.css]
+    return deck
 
 
 def _data_attrs(attrs: dict[str, str]) -> dict[str, str]:

@@ -16,13 +16,23 @@ from pathlib import Path
 from typing import Any
 
 from deck.cache import write_atomic
+from deck.errors import Diagnostic
 from deck.mathtex import katex_fingerprint
 from deck.model import Lesson, Loc, Section, SectionResult
 
 ENGINE = Path(__file__).parent
 TEMPLATES = ENGINE / "templates"
 # What a section's rendered HTML depends on besides its text and results (the render key).
-RENDER_FILES = ("render.py", "renderstore.py", "htmltext.py", "mathtex.py", "model.py")
+RENDER_FILES = (
+    "render.py",
+    "renderstore.py",
+    "htmltext.py",
+    "mathtex.py",
+    "model.py",
+    "divs.py",
+    "markdown_ext.py",
+    "attributes.py",
+)
 RENDER_DISTRIBUTIONS = ("markdown", "pymdown-extensions", "pygments", "jinja2")
 
 
@@ -68,6 +78,15 @@ class RenderedSlide:
 
 
 @dataclass(frozen=True)
+class MediaFile:
+    """A local file a slide names (an image, a slide background), published with the deck."""
+
+    published: str  # its path inside the deck's folder (`media/…`)
+    source: str  # its path as written, from the lesson's folder
+    loc: Loc
+
+
+@dataclass(frozen=True)
 class SectionRender:
     """One section's rendered slides and values records, slides numbered from 1 within the
     section. This is what the render cache keeps."""
@@ -75,12 +94,16 @@ class SectionRender:
     slides: tuple[RenderedSlide, ...]
     records: dict[str, list[dict[str, Any]]]
     figures: tuple[str, ...]  # file names in the section result's figure folder
+    media: tuple[MediaFile, ...] = ()
+    warnings: tuple[Diagnostic, ...] = ()  # repeated when the render is taken from the cache
 
     def to_json(self) -> dict[str, Any]:
         return {
             "slides": [s.to_json() for s in self.slides],
             "records": self.records,
             "figures": list(self.figures),
+            "media": [[m.published, m.source, m.loc.path, m.loc.line] for m in self.media],
+            "warnings": [[w.loc.path, w.loc.line, w.code, w.message] for w in self.warnings],
         }
 
     @staticmethod
@@ -93,6 +116,13 @@ class SectionRender:
             slides=tuple(RenderedSlide.from_json(s) for s in data["slides"]),
             records=records,
             figures=tuple(str(f) for f in data["figures"]),
+            media=tuple(
+                MediaFile(str(a), str(b), Loc(str(c), int(d))) for a, b, c, d in data["media"]
+            ),
+            warnings=tuple(
+                Diagnostic(Loc(str(a), int(b)), str(c), str(d), "warning")
+                for a, b, c, d in data["warnings"]
+            ),
         )
 
     def numbered_from(self, first: int) -> tuple[list[RenderedSlide], dict[str, list[dict]]]:

@@ -24,13 +24,34 @@ class UsageError(Exception):
     """The command cannot be carried out as given (exit status 2); nothing was touched."""
 
 
+def is_qmd(name: str) -> bool:
+    """A Quarto file named on the command line (a path), not a lesson folder's name."""
+    return name.endswith(".qmd")
+
+
+def output_name(name: str) -> str:
+    """What a lesson or a `.qmd` is built as: `dist/<this>/`."""
+    return Path(name).stem if is_qmd(name) else name
+
+
 def check_names(names: list[str]) -> None:
     for name in names:
+        if is_qmd(name):
+            if not LESSON_NAME.fullmatch(output_name(name)):
+                raise UsageError(
+                    f"{name}: the file name must be a plain name (letters, digits, -, _, .): "
+                    f"it names the output folder"
+                )
+            continue
         if not LESSON_NAME.fullmatch(name) or name in (".", ".."):
             raise UsageError(
                 f"lesson name {name!r} must be a plain folder name inside the content folder "
                 "(letters, digits, -, _, .; no /, no ..)"
             )
+    built = [output_name(n) for n in names]
+    twice = sorted({n for n in built if built.count(n) > 1})
+    if twice:
+        raise UsageError(f"two inputs would both be built into {', '.join(twice)}")
 
 
 def check_paths(names: list[str], options: Options) -> None:
@@ -43,8 +64,19 @@ def check_paths(names: list[str], options: Options) -> None:
         "--cache": options.cache,
     }
     for name in names:
-        places[f"lesson {name}"] = options.content / name
+        if not is_qmd(name):
+            places[f"lesson {name}"] = options.content / name
     resolved = {flag: path.resolve() for flag, path in places.items()}
+    for name in filter(is_qmd, names):
+        # A .qmd's outputs may lie in its folder (as Quarto's _site/ does), not around it.
+        folder = Path(name).resolve().parent
+        for flag in ("--out", "--figures", "--cache"):
+            if resolved[flag] == folder or resolved[flag] in folder.parents:
+                raise UsageError(
+                    f"{flag} {places[flag]} holds {name}: a build replaces its output folders "
+                    "whole, so they must not contain the sources (a folder inside the .qmd's "
+                    "folder, such as dist/, is fine)"
+                )
     flags = list(places)
     for i, a in enumerate(flags):
         for b in flags[i + 1 :]:
@@ -89,7 +121,8 @@ def _fingerprint(options: Options) -> dict[str, object]:
 
 def build_one(name: str, options: Options, log: Log, report: Report, progress: object) -> None:
     t0 = time.perf_counter()
-    folder = options.content / name
+    folder = Path(name) if is_qmd(name) else options.content / name  # a .qmd: the file
+    name = output_name(name)
     targets = [options.out / name, options.figures / name]
     if options.single_file:
         targets.append(options.out / f"{name}.html")

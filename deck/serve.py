@@ -175,7 +175,7 @@ def serve(
     """Serve `out` on 127.0.0.1:`port`, build now and after every change, until Ctrl-C or
     `stop`. Raises ServeError, before building anything, when the port cannot be used."""
     preview = Preview(build, watched, out, port, log)
-    names = " ".join(f"{preview.url}{p.name}/" for p in watched)
+    names = " ".join(f"{preview.url}{p.stem if p.suffix == '.qmd' else p.name}/" for p in watched)
     log(f"serving {names or preview.url} (Ctrl-C stops)")
     try:
         preview.run(stop or threading.Event())

@@ -6,6 +6,9 @@ whenever their content changes, even while a build runs (a quick second save mus
 lost). Any other file in a lesson folder (a data file a cell reads) triggers a rebuild when it
 changes between builds; a change made while a build was running is taken to be the build's own
 (a cell writing a file) and ignored, so such a lesson cannot loop.
+
+A `.qmd` root is watched through its folder, which may hold anything (its own dist/ too): only
+its inputs count, as the build's no-change check counts them (`manifest.qmd_inputs`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import watchfiles
+
+from deck.manifest import NAMED_FILE, QMD_INPUTS
 
 SOURCE_NAMES = frozenset({"lesson.yml", "_metadata.yml"})
 SOURCE_SUFFIXES = frozenset({".md", ".qmd", ".py"})
@@ -46,20 +51,60 @@ def signature(path: Path) -> Signature:
         return None
 
 
+def _hidden(parts: tuple[str, ...]) -> bool:
+    return any(p.startswith((".", "#")) or p == "__pycache__" or p.endswith("~") for p in parts)
+
+
 def ignored(path: Path, roots: Iterable[Path]) -> bool:
-    """Hidden files and folders, caches, editor droppings, and anything outside the roots."""
+    """Hidden files and folders, caches, editor droppings, and anything outside the roots (for
+    a `.qmd` root: anything that is not one of its inputs)."""
     for root in roots:
+        if root.suffix == ".qmd":
+            if qmd_input(root, path):
+                return False
+            continue
         try:
             parts = path.relative_to(root).parts
         except ValueError:
             continue
-        return any(p.startswith((".", "#")) or p == "__pycache__" or p.endswith("~") for p in parts)
+        if not _hidden(parts):
+            return False
     return True
+
+
+def qmd_input(qmd: Path, path: Path) -> bool:
+    """The .qmd itself, `_metadata.yml`, and beside it the modules, images and stylesheets;
+    in subfolders, its packages' modules and the files it names."""
+    folder = qmd.parent
+    try:
+        parts = path.relative_to(folder).parts
+    except ValueError:
+        return False
+    if _hidden(parts):
+        return False
+    if path == qmd or parts == ("_metadata.yml",):
+        return True
+    if len(parts) == 1:
+        return path.suffix.lower() in QMD_INPUTS
+    if path.suffix == ".py":  # inside packages: every folder on the way has an __init__.py
+        return all(
+            (folder.joinpath(*parts[:k]) / "__init__.py").exists() for k in range(1, len(parts))
+        )
+    try:
+        named = set(NAMED_FILE.findall(qmd.read_text("utf-8", errors="replace")))
+    except OSError:
+        return False
+    return "/".join(parts) in named
+
+
+def watched_folder(root: Path) -> Path:
+    """What is watched for a root: a lesson folder, or a .qmd's folder."""
+    return root.parent if root.suffix == ".qmd" else root
 
 
 def walk(roots: list[Path]) -> Iterator[Path]:
     """Every file under `roots`; files and folders that vanish meanwhile are skipped."""
-    for root in roots:
+    for root in map(watched_folder, roots):
         if root.is_file():
             yield root
         for folder, _dirs, files in os.walk(root):  # os.walk ignores errors (unlike rglob)
@@ -140,7 +185,7 @@ class Watcher:
                 continue
             try:
                 for changes in watchfiles.watch(
-                    *roots,
+                    *dict.fromkeys(map(watched_folder, roots)),
                     watch_filter=lambda _change, path: not ignored(Path(path), self.roots),
                     step=20,
                     stop_event=self.stop,

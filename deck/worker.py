@@ -286,6 +286,19 @@ def _prepare(job: dict[str, Any]) -> Recorder:
     return recorder
 
 
+def _set_figure_size(size: list[float | None] | None) -> list[float | None] | None:
+    """`fig-width` / `fig-height` for one cell: matplotlib's default figure size set, the
+    previous one returned (to set back after the cell)."""
+    if not size or not any(size):
+        return None
+    import matplotlib
+
+    before = [float(x) for x in matplotlib.rcParams["figure.figsize"]]
+    wanted = [new or old for new, old in zip(size, before, strict=True)]
+    matplotlib.rcParams["figure.figsize"] = wanted
+    return before
+
+
 def run_job(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     path: str = job["path"]
     limit = int(job["output_limit"])
@@ -301,13 +314,32 @@ def run_job(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
         stem = cell.get("label") or f"{job['section']}-{number}"
 
         def run(cell: dict[str, Any] = cell, stdout: CappedText = stdout, stem: str = stem) -> Any:
-            body, last = _compile_cell(cell["code"], path, cell["code_line"])
-            with contextlib.redirect_stdout(stdout):
-                exec(body, namespace)
-                value = eval(last, namespace) if last is not None else None
+            failure = None  # with Quarto's `error: true`, an exception is shown, cells go on
+            size = _set_figure_size(cell.get("fig_size"))
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    try:
+                        body, last = _compile_cell(cell["code"], path, cell["code_line"])
+                        with contextlib.redirect_stdout(stdout):
+                            exec(body, namespace)
+                            value = eval(last, namespace) if last is not None else None
+                    except Exception as exc:
+                        if not cell.get("error") or isinstance(exc, CellTimeout):
+                            raise
+                        error = _exception_error(exc, path, cell["line"], job)
+                        value = None
+                        failure = f"{os.path.basename(path)}:{error['line']}: {error['message']}"
+            finally:
+                _set_figure_size(size)
             outputs = []
             if stdout.total:
                 outputs.append(Output("stdout", _valid_text(stdout.getvalue(), "printed text")))
+            for w in caught:  # shown when the cell's `warning` option says so (render decides)
+                where = f"{os.path.basename(w.filename)}:{w.lineno}"
+                text = _valid_text(f"{where}: {w.category.__name__}: {w.message}", "a warning")
+                outputs.append(Output("warning", text))
+            if failure is not None:
+                outputs.append(Output("error", _valid_text(failure, "an error message")))
             saved = save_open_figures(figures, stem)
             shown = _shown(value, limit)
             if shown is not None:

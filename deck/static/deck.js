@@ -181,7 +181,8 @@
   var plugins = [RevealNotes];
   if (!printing) plugins.push(RevealSearch, RevealZoom, RevealMenu, RevealChalkboard);
 
-  Reveal.initialize({
+  // A .qmd's presentation options (slide-number, controls, progress) over the deck's own.
+  Reveal.initialize(Object.assign({
     width: 1280,
     height: 720,
     margin: printing ? 0 : 0.04,
@@ -219,7 +220,7 @@
       eraser: { src: asset("chalkboard/img/sponge.png"), radius: 20 },
       background: ["rgba(127,127,127,.1)", asset("chalkboard/img/blackboard.png")],
     },
-  });
+  }, (window.deckOptions || {}).reveal));
 
   if (!printing) {
     Reveal.addKeyBinding({ keyCode: 65, key: "A", description: TEXT.revealKey }, toggleReveal);

@@ -1,0 +1,234 @@
+"""Pandoc syntax that Python-Markdown lacks, as Quarto slides use it.
+
+- an image alone in its paragraph becomes a `<figure>` with its caption (`![caption](file)`);
+- image attributes: `{width=50%}` and `{width=300}`, `{fig-alt="…"}`, `{fig-align=center}`,
+  `{.absolute top=10 left=0}` (numbers are pixels); other keys become `data-` attributes;
+- local image files are handed to the renderer (`Media.image`), which records them for
+  copying and says where they are published;
+- `[text]{.class key=value}` bracketed spans (`.fragment`, `.smallcaps`, `.mark`, …).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from markdown import Extension, Markdown
+from markdown.treeprocessors import Treeprocessor
+
+from deck.attributes import parse_attrs
+
+IMG_ATTRS = {"src", "alt", "title", "class", "id", "style", "width", "height", "loading"}
+POSITION = ("top", "left", "right", "bottom", "width", "height")
+NUMBER = re.compile(r"^\d+(\.\d+)?$")
+# Code spans first, so that brackets inside them are left alone.
+SPAN = re.compile(
+    r"(?P<code>`+).+?(?P=code)"
+    r"|(?<![!\]\\])\[(?P<text>[^\[\]\n]*)\]\{(?P<attrs>[^{}\n]*)\}"
+)
+
+
+@dataclass
+class Media:
+    """What the renderer does with images met while converting one text."""
+
+    image: Callable[[str], str | None] = lambda src: None  # local file → src to publish
+    alt: Callable[[str], str] = lambda text: text  # alt text with formulas as `$TeX$`
+
+
+def css_length(value: str) -> str:
+    return f"{value}px" if NUMBER.match(value.strip()) else value.strip()
+
+
+def position_style(attrs: dict[str, str]) -> str:
+    """`.absolute` placement: `top=10 left=0 width=300` → `position: absolute; top: 10px; …`,
+    the keys taken out of `attrs`."""
+    parts = ["position: absolute"]
+    for key in POSITION:
+        if key in attrs:
+            parts.append(f"{key}: {css_length(attrs.pop(key))}")
+    return "; ".join(parts)
+
+
+def style_join(*styles: str | None) -> str:
+    return "; ".join(s.strip().rstrip(";") for s in styles if s and s.strip())
+
+
+def bracketed_spans(text: str) -> str:
+    """`[text]{.fragment .fade-up}` → `<span class="fragment fade-up">text</span>`; text
+    that does not read as attributes stays as it is."""
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group("code"):
+            return m.group(0)
+        parsed = parse_attrs(m.group("attrs"))
+        if parsed is None:
+            return m.group(0)
+        classes, attrs = parsed
+        markup = "".join(
+            f" {k if k in ('id', 'style', 'title') or k.startswith('data-') else 'data-' + k}"
+            f'="{html.escape(v)}"'
+            for k, v in attrs.items()
+        )
+        if classes:
+            markup = f' class="{" ".join(classes)}"' + markup
+        return f"<span{markup}>{m.group('text')}</span>"
+
+    return SPAN.sub(sub, text)
+
+
+class _Images(Treeprocessor):
+    def __init__(self, md: Markdown, ext: PandocExtension):
+        super().__init__(md)
+        self.ext = ext
+
+    def run(self, root: ET.Element) -> None:
+        for parent in list(root.iter()):
+            for k, child in enumerate(list(parent)):
+                if child.tag == "p" and _lone_image(child):
+                    parent[k] = _figure(child[0])
+        for img in list(root.iter("img")):
+            self.image(img)
+
+    def image(self, img: ET.Element) -> None:
+        attrs = dict(img.attrib)
+        classes = attrs.get("class", "").split()
+        style = attrs.pop("style", "")
+        if "absolute" in classes:
+            style = style_join(style, position_style(attrs))
+        for key in ("width", "height"):
+            if key in attrs and not NUMBER.match(attrs[key]):
+                style = style_join(style, f"{key}: {attrs.pop(key)}")
+        if "fig-alt" in attrs:
+            attrs["alt"] = attrs.pop("fig-alt")
+        attrs["alt"] = self.ext.media.alt(attrs.get("alt", ""))
+        src = attrs.get("src", "")
+        if src and _local(src):
+            published = self.ext.media.image(src)
+            if published is not None:
+                attrs["src"] = published
+        if style:
+            attrs["style"] = style
+        img.attrib.clear()
+        for key, value in attrs.items():
+            img.set(key if key in IMG_ATTRS or key.startswith("data-") else f"data-{key}", value)
+
+
+def _figure(img: ET.Element) -> ET.Element:
+    """`<p><img alt="cap"></p>` → `<figure><img><figcaption>cap</figcaption></figure>`."""
+    caption = img.get("alt", "")
+    align = img.attrib.pop("fig-align", None)
+    img.tail = None
+    figure = ET.Element("figure")
+    if align and align != "default":
+        figure.set("class", f"fig-align-{align}")
+    figure.append(img)
+    ET.SubElement(figure, "figcaption").text = caption
+    return figure
+
+
+def _lone_image(p: ET.Element) -> bool:
+    return (
+        len(p) == 1
+        and p[0].tag == "img"
+        and not (p.text or "").strip()
+        and not (p[0].tail or "").strip()
+        and bool(p[0].get("alt"))
+    )
+
+
+def _local(src: str) -> bool:
+    parts = urlsplit(src)
+    return not parts.scheme and not parts.netloc and not src.startswith(("/", "#"))
+
+
+class PandocExtension(Extension):
+    def __init__(self) -> None:
+        super().__init__()
+        self.media = Media()
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Python-Markdown's name
+        # After attr_list (priority 8) has set the images' attributes.
+        md.treeprocessors.register(_Images(md, self), "pandoc_images", 5)
+
+
+# ---- footnotes ------------------------------------------------------------------------------
+# `^[inline text]` and `[^id]` with `[^id]: text` (its following indented lines go on). The
+# renderer numbers them per slide and lists them at the slide's foot, as Quarto does.
+
+FOOTNOTE_TOKEN = re.compile("\u2063N(\\d+)\u2063")
+DEFINITION = re.compile(r"^\[\^([^\]\s]+)\]:[ \t]?(.*)$")
+REFERENCE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+CODE_SPAN = re.compile(r"(`+).+?\1", re.S)
+
+
+def footnote_placeholder(index: int) -> str:
+    return f"\u2063N{index}\u2063"
+
+
+def take_definitions(text: str) -> tuple[str, dict[str, tuple[str, int]]]:
+    """Footnote definitions out of `text` (blank lines left in their place, so the text keeps
+    its line structure): id → (body, line offset of the definition)."""
+    lines = text.split("\n")
+    out: list[str] = []
+    found: dict[str, tuple[str, int]] = {}
+    k = 0
+    while k < len(lines):
+        m = DEFINITION.match(lines[k])
+        if not m:
+            out.append(lines[k])
+            k += 1
+            continue
+        start, body = k, [m.group(2)]
+        k += 1
+        while k < len(lines) and lines[k].startswith(("  ", "\t")) and lines[k].strip():
+            body.append(lines[k].strip())
+            k += 1
+        found[m.group(1)] = ("\n".join(body), start)
+        out.extend([""] * (k - start))
+    return "\n".join(out), found
+
+
+def mark_footnotes(text: str, add: Callable[[str, str, int], int]) -> str:
+    """Replace `^[…]` and `[^id]` by placeholders; `add(kind, content, line offset)` records
+    each ("inline" with its text, or "ref" with its id) and returns its placeholder number."""
+    out: list[str] = []
+    pos = 0
+    while pos < len(text):
+        code = CODE_SPAN.match(text, pos) if text[pos] == "`" else None
+        if code:
+            out.append(code.group(0))
+            pos = code.end()
+            continue
+        if text.startswith("^[", pos):
+            end = _closing_bracket(text, pos + 1)
+            if end is not None:
+                offset = text.count("\n", 0, pos)
+                out.append(footnote_placeholder(add("inline", text[pos + 2 : end], offset)))
+                pos = end + 1
+                continue
+        ref = REFERENCE.match(text, pos) if text[pos] == "[" else None
+        if ref:
+            offset = text.count("\n", 0, pos)
+            out.append(footnote_placeholder(add("ref", ref.group(1), offset)))
+            pos = ref.end()
+            continue
+        out.append(text[pos])
+        pos += 1
+    return "".join(out)
+
+
+def _closing_bracket(text: str, start: int) -> int | None:
+    depth = 0
+    for k in range(start, len(text)):
+        if text[k] == "[":
+            depth += 1
+        elif text[k] == "]":
+            depth -= 1
+            if depth == 0:
+                return k
+    return None

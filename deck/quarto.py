@@ -1,0 +1,228 @@
+"""Loading a Quarto file: `talk.qmd` → a `Lesson`, as `load_lesson` makes one of a folder.
+
+- Its front matter, with `_metadata.yml` beside it merged under it (as Quarto does), checked
+  against Quarto's reveal.js options (`deck.qmdconfig`); a title makes the title slide.
+- The file is cut into parts, the build's cache sections: at each `#` heading, or every
+  `SLIDES_PER_PART` slides when it has none. Each part is parsed from the file's own lines, so
+  every `Loc` is a real line of the `.qmd`.
+- One Python session runs a Quarto file top to bottom; here each part runs in its own
+  process, after running again the earlier cells it depends on (`deck.replay`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+from deck.config import LessonConfig
+from deck.errors import DeckError, Diagnostic
+from deck.load import display_path, read_text
+from deck.model import (
+    Block,
+    Cell,
+    Column,
+    Columns,
+    Div,
+    Lesson,
+    Loc,
+    Prose,
+    Section,
+    Slide,
+    walk_blocks,
+)
+from deck.parse import Dialect, parse_part
+from deck.qmdconfig import merge, parse_quarto_config, quarto_config
+from deck.replay import replayed
+
+SLIDES_PER_PART = 6
+METADATA = "_metadata.yml"
+FRONT_MATTER_END = ("---", "...")
+
+
+def load_qmd(path: Path) -> Lesson:
+    """Read a `.qmd` (and `_metadata.yml` beside it); raise with every problem found."""
+    rel = display_path(path)
+    diagnostics: list[Diagnostic] = []
+    text = read_text(path)
+    if isinstance(text, Diagnostic):
+        raise DeckError([text])
+    lines = text.replace("\r\n", "\n").split("\n")
+    body, values, locs = front_matter(lines, rel, diagnostics)
+    meta_path = path.parent / METADATA
+    if meta_path.is_file():
+        meta_text = read_text(meta_path)
+        if isinstance(meta_text, Diagnostic):
+            diagnostics.append(meta_text)
+        else:
+            found, meta_locs, problems = parse_quarto_config(meta_text, display_path(meta_path))
+            diagnostics.extend(problems)
+            values = merge(found, values)
+            locs = {**meta_locs, **locs}
+    config = quarto_config(values)
+    sections = parts(path, rel, lines, body, config, locs, diagnostics)
+    if not any(s.slides for s in sections):
+        diagnostics.append(Diagnostic(Loc(rel, 1), "lesson", "the file has no slides"))
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if errors:
+        raise DeckError(errors)
+    warnings = tuple(d for d in diagnostics if d.severity != "error")
+    return Lesson(path.stem, path.parent, values, tuple(sections), config, warnings)
+
+
+def front_matter(
+    lines: list[str], rel: str, diagnostics: list[Diagnostic]
+) -> tuple[int, dict[str, Any], dict[str, Loc]]:
+    """(index of the first body line, checked values, where each key was written)."""
+    if not lines or lines[0].strip() != "---":
+        return 0, {}, {}
+    end = next((k for k in range(1, len(lines)) if lines[k].strip() in FRONT_MATTER_END), None)
+    if end is None:
+        diagnostics.append(Diagnostic(Loc(rel, 1), "config", "front matter `---` is never closed"))
+        return len(lines), {}, {}
+    values, locs, problems = parse_quarto_config("\n".join(lines[1:end]), rel, first_line=2)
+    diagnostics.extend(problems)
+    return end + 1, values, locs
+
+
+def parts(
+    path: Path,
+    rel: str,
+    lines: list[str],
+    body: int,
+    config: LessonConfig,
+    locs: dict[str, Loc],
+    diagnostics: list[Diagnostic],
+) -> list[Section]:
+    """The file's slides as sections: cut at `#` headings, else every `SLIDES_PER_PART`."""
+    dialect = Dialect(quarto=True, defaults=config.execute)
+    outline, _, _ = parse_part(path, rel, lines, body, len(lines), dialect)
+    starts = [s.loc.line - 1 for s in outline if not hidden_start(s, lines, dialect)]
+    if any(s.level == 1 for s in outline):
+        cuts = [s.loc.line - 1 for s in outline if s.level == 1]
+    else:  # about SLIDES_PER_PART each, the same size
+        count = max(1, round(len(starts) / SLIDES_PER_PART))
+        cuts = [starts[len(starts) * k // count] for k in range(1, count)]
+    if cuts and not any(s < cuts[0] for s in starts):
+        cuts = cuts[1:]  # only hidden setup cells before the first `#`: they go with it
+    bounds = [body, *(c for c in cuts if c > body), len(lines)]
+    meta = {
+        "quarto": True,
+        "lang": config.lang,
+        "execute": {k: v for k, v in config.execute.items() if k != "eval"},
+        "incremental": config.slides.incremental,
+        "code-line-numbers": config.slides.code_line_numbers,
+    }
+    sections: list[Section] = []
+    earlier: list[Cell] = []
+    names: set[str] = set()
+    for k, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
+        slides, inlines, problems = parse_part(path, rel, lines, start, end, dialect)
+        diagnostics.extend(problems)
+        slides = [deck_wide(s, config) for s in merge_hidden(slides, lines, dialect)]
+        if k == 0:
+            title = title_slide(config, locs, rel)
+            slides = [title, *slides] if title else slides
+        own = [b for s in slides for b in walk_blocks(s.blocks) if isinstance(b, Cell)]
+        again = replayed(earlier, own, [e.expr for e in inlines])
+        earlier += own
+        if again and slides:
+            first = slides[0]
+            copies = tuple(Cell(c.code, _kept(c.options), c.loc, c.code_line, True) for c in again)
+            slides[0] = dataclasses.replace(first, blocks=(*copies, *first.blocks))
+        name = part_name(slides, k, names)
+        sections.append(Section(path, name, rel, meta, tuple(slides), tuple(inlines)))
+    return sections
+
+
+def _kept(options: dict[str, Any]) -> dict[str, Any]:
+    """What a replayed cell keeps of its options: what changes how it runs."""
+    return {k: v for k, v in options.items() if k in ("timeout", "error")}
+
+
+def hidden_start(slide: Slide, lines: list[str], dialect: Dialect) -> bool:
+    """Content before the first slide break that shows nothing (setup cells with
+    `include: false`): Quarto makes no slide of it."""
+    line = lines[slide.loc.line - 1].strip()
+    opens = line.startswith("#") or line == "---"
+    return (
+        slide.title is None and not opens and all(shows_nothing(b, dialect) for b in slide.blocks)
+    )
+
+
+def shows_nothing(block: Block, dialect: Dialect) -> bool:
+    if not isinstance(block, Cell):
+        return False
+    option = {**dialect.defaults, **block.options}
+    return option.get("include") is False or (
+        option.get("echo") is False and option.get("output") is False
+    )
+
+
+def merge_hidden(slides: list[Slide], lines: list[str], dialect: Dialect) -> list[Slide]:
+    """A hidden start goes with the next slide (its cells still run, first)."""
+    if len(slides) > 1 and hidden_start(slides[0], lines, dialect):
+        first, second = slides[0], slides[1]
+        return [dataclasses.replace(second, blocks=first.blocks + second.blocks), *slides[2:]]
+    return slides
+
+
+def deck_wide(slide: Slide, config: LessonConfig) -> Slide:
+    """`smaller: true` / `scrollable: true`: every slide gets the class. Cells take the
+    file's `execute: error:` (it changes what running them gives, so it is part of the
+    cell's options and of its cache key)."""
+    extra = [c for c in ("smaller", "scrollable") if getattr(config.slides, c)]
+    classes = (*slide.classes, *(c for c in extra if c not in slide.classes))
+    error = config.execute.get("error")
+    blocks = _with_error(slide.blocks, error) if error is not None else slide.blocks
+    return dataclasses.replace(slide, classes=classes, blocks=blocks)
+
+
+def _with_error(blocks: tuple[Block, ...], error: bool) -> tuple[Block, ...]:
+    out: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Cell) and "error" not in block.options:
+            block = dataclasses.replace(block, options={**block.options, "error": error})
+        elif isinstance(block, Div):
+            block = dataclasses.replace(block, blocks=_with_error(block.blocks, error))
+        elif isinstance(block, Columns):
+            columns = tuple(
+                Column(c.width, _with_error(c.blocks, error), c.loc) for c in block.columns
+            )
+            block = Columns(columns, block.loc)
+        out.append(block)
+    return tuple(out)
+
+
+def title_slide(config: LessonConfig, locs: dict[str, Loc], rel: str) -> Slide | None:
+    """Quarto's title slide: title, subtitle, author and date from the front matter."""
+    if not config.title:
+        return None
+    loc = locs.get("title", Loc(rel, 1))
+    blocks: list[Block] = []
+    for key in ("subtitle", "author", "date"):
+        value = getattr(config, key)
+        if value:
+            at = locs.get(key, loc)
+            blocks.append(Div((key,), {}, (Prose(value, at),), at))
+    return Slide(
+        config.title, 1, ("title-slide", "quarto-title-block"), {"id": "title-slide"},
+        tuple(blocks), loc,
+    )  # fmt: skip
+
+
+def part_name(slides: list[Slide], k: int, taken: set[str]) -> str:
+    """A part is named after its `#` heading (ASCII letters and digits, as a file name), else
+    `part-N`; names stay when parts are added before it."""
+    heading = next(
+        (s.title for s in slides if s.level == 1 and s.title and "title-slide" not in s.classes),
+        None,
+    )
+    words = re.findall(r"[A-Za-z0-9]+", heading or "")
+    name = "-".join(words).lower()[:40] or f"part-{k + 1}"
+    base, n = name, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    taken.add(name)
+    return name

@@ -1,0 +1,25 @@
+// Quarto's reveal.js behaviour: the dark theme and tab sets. Loaded before deck.js, which starts
+// reveal.js with `window.deckOptions.reveal` over its own settings.
+(function () {
+  "use strict";
+  var options = window.deckOptions || {};
+  if (options.theme === "dark") document.documentElement.classList.add("deck-theme-dark");
+
+  // `::: panel-tabset`: a tab's button shows its panel, hides the others of its set.
+  document.querySelectorAll(".reveal .panel-tabset").forEach(function (tabset) {
+    var links = Array.prototype.slice.call(tabset.querySelectorAll(".panel-tabset-tabby button"));
+    var panes = Array.prototype.slice.call(
+      tabset.querySelectorAll(":scope > .tab-content > .tab-pane"));
+    function show(index) {
+      links.forEach(function (link, k) {
+        link.classList.toggle("active", k === index);
+        link.setAttribute("aria-selected", k === index ? "true" : "false");
+      });
+      panes.forEach(function (pane, k) { pane.classList.toggle("active", k === index); });
+      if (window.Reveal && Reveal.isReady && Reveal.isReady()) Reveal.layout();
+    }
+    links.forEach(function (link, k) {
+      link.addEventListener("click", function () { show(k); });
+    });
+  });
+})();
