@@ -31,7 +31,15 @@ NPM_FOLDERS = {
     "chalkboard/img": ("reveal.js-plugins/chalkboard/img", "*.png"),
 }
 # Loaded in this order by deck.html.j2 (deck.js last: it starts reveal.js).
-STATIC_FILES = ("deck.css", "mathtext.js", "present.js", "handout.js", "deck.js")
+STATIC_FILES = (
+    "deck.css",
+    "widgets.css",
+    "mathtext.js",
+    "present.js",
+    "handout.js",
+    "widgets.js",
+    "deck.js",
+)
 
 
 def asset_sources() -> list[tuple[str, Path]]:

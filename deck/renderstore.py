@@ -22,7 +22,15 @@ from deck.model import Lesson, Loc, Section, SectionResult
 ENGINE = Path(__file__).parent
 TEMPLATES = ENGINE / "templates"
 # What a section's rendered HTML depends on besides its text and results (the render key).
-RENDER_FILES = ("render.py", "renderstore.py", "htmltext.py", "mathtex.py", "model.py")
+RENDER_FILES = (
+    "render.py",
+    "renderstore.py",
+    "htmltext.py",
+    "mathtex.py",
+    "model.py",
+    "provenance.py",
+    "widgets.py",
+)
 RENDER_DISTRIBUTIONS = ("markdown", "pymdown-extensions", "pygments", "jinja2")
 
 
