@@ -162,27 +162,22 @@ def substitute_values(
 
 
 def value_span(expr: str, loc: str, text: str, producers: list[Producer]) -> str:
-    """A value a reader can ask about (Enter or a click opens the popover)."""
+    """A value a reader can ask about (Enter or a click opens the popover): `data-cells` names
+    the producing cells (their code is in the slide's `sources_script`), `data-marks` the .md
+    line ranges of the statements binding the names the expression uses."""
     cells = " ".join(str(p.cell.loc) for p in producers)
+    marks = " ".join(dict.fromkeys(f"{b.first}-{b.last}" for p in producers for b in p.bindings))
     return (
         f'<span class="value" tabindex="0" role="button" aria-haspopup="dialog" '
         f'aria-expanded="false" data-expr="{html.escape(expr)}" data-loc="{html.escape(loc)}" '
-        f'data-cells="{html.escape(cells)}">{html.escape(text)}</span>'
+        f'data-cells="{html.escape(cells)}" data-marks="{marks}">{html.escape(text)}</span>'
     )
 
 
 def sources_script(producers: Iterable[Producer]) -> str:
     """The code of the cells a slide's values come from, once per slide, for the popover:
-    {cell file:line: {"first": .md line of its first code line, "code", "marks": [[from, to]
-    .md lines binding a name some value uses]}}."""
-    cells: dict[str, dict] = {}
-    for p in producers:
-        entry = cells.setdefault(
-            str(p.cell.loc), {"first": p.cell.code_line, "code": p.cell.code, "marks": []}
-        )
-        for b in p.bindings:
-            if [b.first, b.last] not in entry["marks"]:
-                entry["marks"].append([b.first, b.last])
+    {cell file:line: {"first": .md line of its first code line, "code": its code}}."""
+    cells = {str(p.cell.loc): {"first": p.cell.code_line, "code": p.cell.code} for p in producers}
     if not cells:
         return ""
     return f'\n<script type="application/json" class="value-sources">{script_json(cells)}</script>'

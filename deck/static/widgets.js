@@ -38,7 +38,8 @@
         focusHint: "Press a button to switch that head off (its output zeroed before concat).",
         focus: function (h) { return "Head " + h + " usually attends: "; },
         popover: "Where this value comes from", expr: "Expression", at: "Written at",
-        cellAt: "Computed in the cell at", lines: "lines", close: "Close",
+        cellAt: "Computed in the cell at",
+        lines: function (a, b) { return "(lines " + a + "–" + b + ")"; }, close: "Close",
         noCell: "No cell binds a name this expression uses: it is computed from the expression alone."
       }
     : {
@@ -61,7 +62,7 @@
         focusHint: "按一个按钮，关掉那个头（把它的输出置零后再拼接）。",
         focus: function (h) { return "头 " + h + " 平时的注意力："; },
         popover: "这个数从哪里来", expr: "表达式", at: "写在", cellAt: "计算它的单元格",
-        lines: "行", close: "关闭",
+        lines: function (a, b) { return "（第 " + a + "–" + b + " 行）"; }, close: "关闭",
         noCell: "没有单元格绑定这个表达式用到的名字：它只由表达式本身算出。"
       };
 
@@ -655,6 +656,13 @@
       root.setAttribute("role", "group");
       root.setAttribute("aria-label", T.names[root.dataset.widget]);
       root.insertBefore(body, root.querySelector(":scope > .widget-fallback"));
+      // A select keeps its arrow keys: reveal.js (listening on the document) would also
+      // turn the slide.
+      root.addEventListener("keydown", function (event) {
+        if (event.target.tagName === "SELECT" && /^(Arrow|Page|Home|End)/.test(event.key)) {
+          event.stopPropagation();
+        }
+      });
       (printing ? kind.paper : kind.live)(body, data);
       root.dataset.widgetState = printing ? "paper" : "live";
     } catch (error) {
@@ -667,15 +675,6 @@
   function startAll(scope) {
     scope.querySelectorAll(".widget[data-widget]").forEach(start);
   }
-
-  // A select keeps its arrow keys (reveal.js would turn the slide as well).
-  document.addEventListener("keydown", function (event) {
-    var target = event.target;
-    if (target.matches && target.matches(".widget select") &&
-        /^(Arrow|Page|Home|End)/.test(event.key)) {
-      event.stopPropagation();
-    }
-  });
 
   startAll(document);
   // The live preview (live.js) swaps in rebuilt slides: start the widgets they bring.
@@ -709,14 +708,15 @@
     }
   }
 
-  function codeBlock(entry) {
+  function codeBlock(entry, marks) {
     var pre = el("pre", { class: "value-code", tabindex: "0" });
     var code = pre.appendChild(el("code"));
     var first = null;
     entry.code.split("\n").forEach(function (text, k) {
       var line = entry.first + k;
-      var marked = entry.marks.some(function (m) { return line >= m[0] && line <= m[1]; });
-      var row = code.appendChild(el("span", { class: "value-line" + (marked ? " value-mark" : "") }));
+      var marked = marks.some(function (m) { return line >= m[0] && line <= m[1]; });
+      var row = code.appendChild(el("span", { class: "value-line" + (marked ? " value-mark" : ""),
+        "data-line": String(line) }));
       row.appendChild(el("span", { class: "value-lineno", "aria-hidden": "true" }, String(line)));
       row.appendChild(document.createTextNode(text + "\n"));
       if (marked && first === null) first = row;
@@ -753,6 +753,9 @@
     at.appendChild(el("code", {}, value.dataset.loc));
     var sources = sourcesOf(value);
     var cells = (value.dataset.cells || "").split(" ").filter(function (c) { return sources[c]; });
+    var marks = (value.dataset.marks || "").split(" ").filter(Boolean).map(function (m) {
+      return m.split("-").map(Number);
+    });
     var scroll = [];
     cells.forEach(function (loc) {
       var entry = sources[loc];
@@ -760,9 +763,8 @@
       var head = popover.appendChild(el("p", { class: "value-cell" }));
       head.appendChild(el("span", { class: "value-label" }, T.cellAt + " "));
       head.appendChild(el("code", {}, loc));
-      head.appendChild(document.createTextNode("（" + T.lines + " " + entry.first + "–" + last +
-        "）"));
-      var block = codeBlock(entry);
+      head.appendChild(document.createTextNode(" " + T.lines(entry.first, last)));
+      var block = codeBlock(entry, marks);
       popover.appendChild(block.node);
       scroll.push(block);
     });
