@@ -34,10 +34,12 @@ NPM_FOLDERS = {
 STATIC_FILES = (
     "deck.css",
     "quarto.css",
+    "widgets.css",
     "mathtext.js",
     "present.js",
     "handout.js",
     "quarto.js",
+    "widgets.js",
     "deck.js",
 )
 

@@ -33,6 +33,7 @@ from deck.model import (
     Slide,
     placeholder,
 )
+from deck.widgets import data_expression, directive_problem
 
 FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
@@ -324,6 +325,13 @@ class _Scanner:
             classes, attrs = parsed
         if "quiz" in classes:
             return self.quiz(start, attrs)
+        if "widget" in classes:  # deck/widgets.py: its data is evaluated like an inline value
+            problem = directive_problem(attrs)
+            if problem:
+                self.error(start, "widget", problem)
+            else:
+                expr = data_expression(attrs["data"])
+                self.inlines.append(InlineExpr(len(self.inlines), expr, self.loc(start)))
         blocks, closed = self.blocks(top=False)
         if not closed:
             self.error(start, "parse", f"`{m.group(1)} {spec}` is never closed by `:::`")

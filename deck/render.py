@@ -12,7 +12,6 @@ page is the same, byte for byte, as a full render.
 
 from __future__ import annotations
 
-import ast
 import html
 import re
 from collections.abc import Callable
@@ -51,13 +50,21 @@ from deck.model import (
     Section,
     SectionResult,
     Slide,
-    placeholder,
     walk_blocks,
 )
+from deck.provenance import (
+    VALUE,
+    Bindings,
+    Producer,
+    shown_producers,
+    sources_script,
+    substitute_values,
+    value_span,
+)
 from deck.renderstore import MediaFile, RenderedSlide, RenderStore, SectionRender
+from deck.widgets import DataProblem, checked_data, data_expression, widget_html
 
 TEMPLATES = Path(__file__).parent / "templates"
-VALUE = re.compile("\u2063V(\\d+)\u2063")
 # A line break inside a Chinese paragraph is not a space: join the lines.
 CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
@@ -158,9 +165,11 @@ class _SectionRenderer:
     number: int = 0
     incremental: bool = False
     slide_state: SlideState = field(default_factory=SlideState)
+    sources: list[Producer] = field(default_factory=list)  # of the current slide's values
 
     def __post_init__(self) -> None:
         self.cells = dict(zip(map(id, self.section.cells()), self.result.cells, strict=True))
+        self.bindings = Bindings(self.section)
         self.quarto = bool(self.section.meta.get("quarto"))
         defaults = QUARTO_CELL_DEFAULTS if self.quarto else CELL_DEFAULTS
         self.cell_defaults = {**defaults, **self.section.meta.get("execute", {})}
@@ -184,11 +193,13 @@ class _SectionRenderer:
         expr = self.section.inlines[index]
         return self.result.inline.get(expr.expr, "")
 
-    def text(self, source: str, loc: Loc, inline: bool = False) -> str:
+    def text(self, source: str, loc: Loc, inline: bool = False, wrap: bool = True) -> str:
         """Markdown with math and inline values → HTML with formula placeholders.
 
         Formulas are taken out of the text as written, so a formula's line is its line in the
         file, before Chinese line breaks are joined (in prose and inside formulas alike).
+        Values become `<span class="value">`s telling where they come from, unless `wrap` is
+        false (speaker notes, quiz choices: they stand where no control may).
         """
         first = len(self.formulas)
         marked, found = extract(source, first)
@@ -213,10 +224,14 @@ class _SectionRenderer:
             tex = join_cjk_lines(self.fill(raw))
             self.formulas.append(Formula(tex, display, Loc(loc.path, loc.line + offset)))
         for m in dict.fromkeys(VALUE.findall(out)):  # in reading order: the record is stable
-            index = int(m)
-            self.record_value(index)
-            out = out.replace(placeholder(index), html.escape(self.value(index)))
-        return out
+            self.record_value(int(m))
+        return substitute_values(out, self.value, self.value_markup if wrap else self.value)
+
+    def value_markup(self, index: int) -> str:
+        expr = self.section.inlines[index]
+        producers = shown_producers(self.bindings.producers([expr.expr]))
+        self.sources.extend(producers)
+        return value_span(expr.expr, str(expr.loc), self.value(index), producers)
 
     def footnote(self, loc: Loc, kind: str, content: str, offset: int) -> int:
         self.slide_state.footnotes.append((kind, content, Loc(loc.path, loc.line + offset)))
@@ -270,7 +285,7 @@ class _SectionRenderer:
             if isinstance(block, Pause):
                 groups.append([])
             elif isinstance(block, Notes):
-                notes.append(self.text(block.text, block.loc))
+                notes.append(self.text(block.text, block.loc, wrap=False))
             else:
                 groups[-1].append(self.block(block, notes))
         out = "\n".join(groups[0])
@@ -295,6 +310,8 @@ class _SectionRenderer:
                     f'<div class="column"{style}>{self.blocks(column.blocks, notes)}</div>'
                 )
             return '<div class="columns">' + "".join(parts) + "</div>"
+        if isinstance(block, Div) and "widget" in block.classes:
+            return self.widget(block, notes)
         if isinstance(block, Div):
             return render_div(self, block, notes)
         raise TypeError(block)
@@ -314,6 +331,21 @@ class _SectionRenderer:
             block.text, block.lang, self.numbers(block.attrs.get("code-line-numbers"))
         )
         return f'<div class="cell">{shown}</div>' if block.attrs.get("cell") else shown
+
+    def widget(self, div: Div, notes: list[str]) -> str:
+        """A `::: {.widget kind=… data=…}`: its data checked against its kind (deck/widgets.py)."""
+        kind = div.attrs["kind"]
+        try:
+            data = checked_data(kind, self.result.inline.get(data_expression(div.attrs["data"])))
+        except DataProblem as problem:
+            message = f"widget `{kind}` (data={div.attrs['data']}): {problem}"
+            self.diagnostics.append(Diagnostic(div.loc, "widget", message))
+            return ""
+        self.records.setdefault("widgets", []).append(
+            {"kind": kind, "data": div.attrs["data"], "loc": str(div.loc), "slide": self.number}
+        )
+        fallback = self.blocks(div.blocks, notes)
+        return widget_html(kind, data, fallback, div.loc, div.classes, div.attrs.get("id"))
 
     def cell(self, cell: Cell) -> str:
         """Code (when echoed) and what it showed, where `output-location` puts it."""
@@ -423,7 +455,7 @@ class _SectionRenderer:
         return f"<figure{klass}>{img}{cap}</figure>"
 
     def quiz(self, quiz: Quiz) -> str:
-        choices = [self.text(c.text, c.loc, inline=True) for c in quiz.choices]
+        choices = [self.text(c.text, c.loc, inline=True, wrap=False) for c in quiz.choices]
         texts = [self.plain(c) for c in choices]
         if quiz.answer is not None:
             answer_text = self.result.inline.get(quiz.answer.expr, "")
@@ -481,8 +513,9 @@ class _SectionRenderer:
         self.slide_state = SlideState()
         self.incremental = bool(self.section.meta.get("incremental"))
         notes: list[str] = []
+        self.sources = []
         title = self.text(slide.title, slide.loc, inline=True) if slide.title else None
-        body = self.blocks(slide.blocks, notes) + self.foot()
+        body = self.blocks(slide.blocks, notes) + sources_script(self.sources) + self.foot()
         if self.slide_state.footer is not None:
             body += f'<div class="footer slide-footer">{self.slide_state.footer}</div>'
         attrs = dict(slide.attrs)
@@ -790,40 +823,5 @@ def answer_source(section: Section, quiz: Quiz, correct: int) -> Loc:
     else:
         indices = [int(m) for m in VALUE.findall(quiz.choices[correct].text)]
         exprs = [section.inlines[k].expr for k in indices]
-    names: set[str] = set()
-    for expr in exprs:
-        try:
-            tree = ast.parse(expr.strip(), mode="eval")
-        except SyntaxError:
-            continue
-        names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    found = quiz.loc
-    for cell in section.cells():
-        if cell.loc.line > quiz.loc.line or not names:
-            break
-        lines = [node.lineno for node in _binding_nodes(cell.code) if _binds(node) & names]
-        if lines:
-            found = Loc(cell.loc.path, cell.code_line + max(lines) - 1)
-    return found
-
-
-def _binding_nodes(code: str) -> list[ast.AST]:
-    try:
-        return list(ast.walk(ast.parse(code)))
-    except SyntaxError:
-        return []
-
-
-def _binds(node: ast.AST) -> set[str]:
-    """The names a statement binds (assignment targets, loop variables, defs, imports)."""
-    if isinstance(node, ast.Assign):
-        targets = node.targets
-    elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For):
-        targets = [node.target]
-    elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-        return {node.name}
-    elif isinstance(node, ast.Import | ast.ImportFrom):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
-    else:
-        return set()
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    found = Bindings(section).producers(exprs, before=quiz.loc.line)
+    return Loc(found[-1].cell.loc.path, found[-1].line) if found else quiz.loc

@@ -32,6 +32,8 @@ RENDER_FILES = (
     "divs.py",
     "markdown_ext.py",
     "attributes.py",
+    "provenance.py",
+    "widgets.py",
 )
 RENDER_DISTRIBUTIONS = ("markdown", "pymdown-extensions", "pygments", "jinja2")
 

@@ -53,7 +53,7 @@ def test_every_slide_keeps_its_notes(mini: Built):
 
 def test_inline_values_math_fragments_columns_and_quiz(mini: Built):
     html = (mini.out / "index.html").read_text()
-    assert "平方的结果是 144" in html
+    assert re.search(r'平方的结果是 <span class="value"[^>]*>144</span>', html)  # see test_widgets
     assert 'class="katex"' in html and 'class="katex-display"' in html
     assert '<div class="fragment"><p>第二步出现。</p></div>' in html
     assert '<div class="column" style="width:60%">' in html

@@ -1,0 +1,736 @@
+"""Widgets fed by build-time data and the provenance popover of computed values: the directive
+and its errors (through the real CLI), each kind's data checks, and in real Chromium every
+widget redrawing when its control changes (by keyboard too), the 2×2 exercise's numbers
+against NumPy's, the static figures of `?print-pdf`, state kept in sync with the speaker
+view, the popover, and an axe audit."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import re
+import subprocess
+import textwrap
+from collections.abc import Iterator
+from types import ModuleType
+
+import numpy as np
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, sync_playwright
+
+from catalogue import write_lesson
+from deck.pdf import launch
+from deck.provenance import Bindings, shown_producers, used_names
+from deck.widgets import KINDS, DataProblem, checked_data, data_expression, directive_problem
+from fixture_build import Built, run_build
+from test_present import go, open_deck, open_speaker_view
+
+DATA_PY = '''
+    """Small stand-ins for a lesson's measurements (NumPy only, seeded)."""
+
+    import numpy as np
+
+
+    def softmax(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+    def scaling(d_ks=(4, 16, 64, 256, 1024), n_keys=8, seed=0):
+        rng = np.random.default_rng(seed)
+        raw, scaled = [], []
+        for d_k in d_ks:
+            s = rng.standard_normal((n_keys, d_k)) @ rng.standard_normal(d_k)
+            raw.append(softmax(s))
+            scaled.append(softmax(s / np.sqrt(d_k)))
+        return {
+            "d_k": list(d_ks),
+            "unscaled": np.array(raw),
+            "scaled": np.array(scaled),
+            "stats": [
+                {
+                    "label": "最大权重",
+                    "unscaled": [float(r.max()) for r in raw],
+                    "scaled": [float(r.max()) for r in scaled],
+                }
+            ],
+        }
+
+
+    def explorer(seed=0):
+        rng = np.random.default_rng(seed)
+        sentences = []
+        for name, text in (
+            ("猫", "[CLS] the cat sat on the mat [SEP]"),
+            ("对照", "[CLS] it was tired [SEP]"),
+        ):
+            tokens = text.split()
+            n = len(tokens)
+            attention = softmax(3 * rng.standard_normal((2, 3, n, n)))  # 2 layers, 3 heads
+            sentences.append({"name": name, "tokens": tokens, "attention": attention})
+        return {"sentences": sentences, "layer": 1, "head": 2}
+
+
+    def ablation():
+        """The shape of experiments_training.head_ablation()'s result."""
+        return {
+            "relations": ["previous", "next", "first"],
+            "num_heads": 4,
+            "losses": [2.0, 1.0, 0.5],
+            "full_accuracy": [0.99, 0.98, 1.0],
+            "ablated_accuracy": [
+                [0.40, 0.97, 1.0],
+                [0.98, 0.35, 0.99],
+                [0.98, 0.97, 0.30],
+                [0.90, 0.98, 1.0],
+            ],
+            "drop": [[0.59, 0.01, 0.0], [0.01, 0.63, 0.01], [0.01, 0.01, 0.7], [0.09, 0.0, 0.0]],
+            "head_focus": [
+                {"previous": 0.9, "next": 0.02, "first": 0.03},
+                {"previous": 0.01, "next": 0.88, "first": 0.05},
+                {"previous": 0.02, "next": 0.03, "first": 0.91},
+                {"previous": 0.4, "next": 0.3, "first": 0.1},
+            ],
+            "specialist": {"previous": 0, "next": 1, "first": 2},
+        }
+'''
+
+SECTION = r"""
+    ## 数值从哪里来
+
+    ```{python}
+    import numpy as np
+    from data import ablation, explorer, scaling, softmax
+
+    answer = 3 ** 2
+    scores = np.array([1.0, 2.0, 3.0])
+    weights = softmax(scores)
+    ```
+
+    最大权重 `{python} f"{weights.max():.3f}"`，平方 `{python} answer`，公式 $w=`{python} answer`$。
+
+    ::: quiz
+    $3^2$ 等于 `{python} answer` 吗？选出它：
+
+    - [ ] `{python} 3 * 2`
+    - [x] `{python} answer`
+    - [ ] `{python} 3 + 2`
+    :::
+
+    ::: notes
+    1 分钟。答案是 `{python} answer`。
+    :::
+
+    ## 缩放
+
+    ```{python}
+    scaling_data = scaling()
+    ```
+
+    ::: {.widget kind="softmax-scaling" data="scaling_data"}
+    后备：d_k 越大，不缩放的 softmax 越尖。
+    :::
+
+    ## 注意力浏览器
+
+    ```{python}
+    explorer_data = explorer()
+    ```
+
+    ::: {.widget kind="attention-explorer" data="explorer_data"}
+    :::
+
+    ## 2×2 练习
+
+    ::: {.widget kind="attention-2x2" data='{"Q": [[1, 0], [0, 1]], "K": [[1, 2], [3, 4]]}'}
+    :::
+
+    ## 关掉头
+
+    ```{python}
+    names = {"previous": "前一个词", "next": "后一个词", "first": "第一个词"}
+    ablation_data = dict(ablation(), relation_names=names)
+    ```
+
+    ::: {.widget kind="head-ablation" data="ablation_data"}
+    :::
+"""
+VALUES, SCALING, EXPLORER, EXERCISE, ABLATION = range(5)  # slide indices
+LESSON_YML = "title: 组件\nlang: zh-CN\n"
+
+
+def source(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based line of the first line of `text` containing `needle`."""
+    return next(k for k, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+# ---- the directive and its errors, through the real CLI ---------------------------------------
+
+
+def test_unknown_kind_missing_data_and_stray_attributes_are_errors_at_their_lines(tmp_path):
+    md = """
+        ## A
+
+        ::: {.widget kind="sofmax" data="x"}
+        :::
+
+        ::: {.widget kind="attention-2x2"}
+        :::
+
+        ::: {.widget kind="head-ablation" data="x" height="3"}
+        :::
+        """
+    write_lesson(tmp_path, {"01-a.md": md}, name="bad")
+    proc = run_build(tmp_path, "bad", "--no-pdf")
+    assert proc.returncode == 1
+    known = "attention-2x2, attention-explorer, head-ablation, softmax-scaling"
+    assert (
+        f"content/bad/01-a.md:3: error [widget] unknown widget kind `sofmax` (known kinds: {known})"
+        in proc.stderr
+    )
+    assert (
+        'content/bad/01-a.md:6: error [widget] widget `attention-2x2` needs data="' in proc.stderr
+    )
+    assert "content/bad/01-a.md:9: error [widget] unknown widget attribute `height`" in proc.stderr
+
+
+def test_data_of_the_wrong_shape_is_an_error_at_the_directive(tmp_path):
+    md = """
+        ## A
+
+        ```{python}
+        w = [[0.5, 0.5], [0.2, 0.8]]
+        ```
+
+        ::: {.widget kind="softmax-scaling" data='{"d_k": [4, 16, 64], "unscaled": w, "scaled": w}'}
+        :::
+
+        ::: {.widget kind="attention-2x2" data='{"Q": [[1, 2]], "K": [[1, 0], [0, 1]]}'}
+        :::
+
+        ::: {.widget kind="head-ablation" data='{"relations": ["a"], "num_heads": 1}'}
+        :::
+        """
+    write_lesson(tmp_path, {"01-a.md": md}, name="bad")
+    proc = run_build(tmp_path, "bad", "--no-pdf")
+    assert proc.returncode == 1
+    errors = [line for line in proc.stderr.splitlines() if ": error [widget]" in line]
+    assert errors == [
+        'content/bad/01-a.md:7: error [widget] widget `softmax-scaling` (data={"d_k": [4, 16, '
+        '64], "unscaled": w, "scaled": w}): `unscaled` has 2 rows (one per d_k), expected 3',
+        'content/bad/01-a.md:10: error [widget] widget `attention-2x2` (data={"Q": [[1, 2]], '
+        '"K": [[1, 0], [0, 1]]}): `Q` has 1 rows, expected 2',
+        'content/bad/01-a.md:13: error [widget] widget `head-ablation` (data={"relations": '
+        '["a"], "num_heads": 1}): the data has no key `full_accuracy`',
+    ]
+
+
+def test_data_that_is_not_json_is_an_error_at_the_directive(tmp_path):
+    md = """
+        ## A
+
+        ```{python}
+        import math
+        I = [[1, 0], [0, 1]]
+        ```
+
+        ::: {.widget kind="attention-2x2" data='{"Q": [[math.nan, 0], [0, 1]], "K": I}'}
+        :::
+        """
+    write_lesson(tmp_path, {"01-a.md": md}, name="bad")
+    proc = run_build(tmp_path, "bad", "--no-pdf")
+    assert proc.returncode == 1
+    assert "content/bad/01-a.md:8: error [inline]" in proc.stderr
+    assert "Out of range float values are not JSON compliant" in proc.stderr
+
+
+def test_directive_checks():
+    assert directive_problem({"kind": "attention-2x2", "data": "d"}) is None
+    assert "known kinds: attention-2x2," in (directive_problem({"data": "d"}) or "")
+    assert "needs data=" in (directive_problem({"kind": "attention-2x2", "data": " "}) or "")
+
+
+def test_data_expression_turns_arrays_into_json():
+    value = eval(data_expression("{'a': np.arange(3), 'b': np.float32(0.5), 'c': (1, 2)}"))
+    assert json.loads(value) == {"a": [0, 1, 2], "b": 0.5, "c": [1, 2]}
+    with pytest.raises(ValueError):
+        eval(data_expression("[float('inf')]"))
+
+
+# ---- each kind's data ---------------------------------------------------------------------------
+
+
+def as_json(value: object) -> object:
+    """`value` as the worker hands a widget's data over."""
+    return json.loads(eval(data_expression("value")))
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The fixture lesson's data module, imported here: the numbers widgets must show."""
+    path = tmp_path_factory.mktemp("data") / "widget_data.py"
+    path.write_text(source(DATA_PY), "utf-8")
+    spec = importlib.util.spec_from_file_location("widget_data", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_kind_accepts_its_documented_data(data):
+    scaling = checked_data("softmax-scaling", json.dumps(as_json(data.scaling())))
+    assert scaling["d_k"] == [4, 16, 64, 256, 1024]
+    explorer = checked_data("attention-explorer", json.dumps(as_json(data.explorer())))
+    first = explorer["sentences"][0]["attention"][0][0][0]
+    assert first == [round(w, 4) for w in data.explorer()["sentences"][0]["attention"][0, 0, 0]]
+    exercise = {"Q": [[1, 0], [0, 1]], "K": [[1, 2], [3, 4]], "d_k": 4}
+    assert checked_data("attention-2x2", json.dumps(exercise)) == exercise
+    ablation = checked_data("head-ablation", json.dumps(data.ablation()))
+    assert "losses" not in ablation and ablation["num_heads"] == 4
+    assert set(KINDS) == {"softmax-scaling", "attention-explorer", "attention-2x2", "head-ablation"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "change", "says"),
+    [
+        ("softmax-scaling", {"scaled": [[0.5, 0.6]] * 5}, "`scaled[0]` has 2 weights, expected 8"),
+        ("softmax-scaling", {"initial": 5}, "`initial` is 5, not one of `d_k`"),
+        ("softmax-scaling", {"extra": 1}, "unknown key `extra`"),
+        ("attention-explorer", {"layer": 2}, "`layer` must be an index from 0 to 1"),
+        ("attention-explorer", {"sentences": []}, "`sentences` is empty"),
+        ("attention-2x2", {"d_k": 0}, "`d_k` is 0, outside"),
+        ("attention-2x2", {"K": [[1, "2"], [3, 4]]}, '`K[0][1]` must be a number, not "2"'),
+        ("head-ablation", {"num_heads": 3}, "`ablated_accuracy` has 4 rows (one per head)"),
+        ("head-ablation", {"full_accuracy": [1.2, 1, 1]}, "`full_accuracy[0]` is 1.2, outside"),
+        ("head-ablation", {"relation_names": {"previous": "前"}}, "has no key `next`"),
+    ],
+)
+def test_bad_data_is_named_by_its_json_path(data, kind, change, says):
+    good = {
+        "softmax-scaling": data.scaling(),
+        "attention-explorer": data.explorer(),
+        "attention-2x2": {"Q": [[1, 0], [0, 1]], "K": [[1, 2], [3, 4]]},
+        "head-ablation": data.ablation(),
+    }[kind]
+    with pytest.raises(DataProblem, match=re.escape(says)):
+        checked_data(kind, json.dumps(as_json({**good, **change})))
+
+
+def test_attention_rows_must_be_softmax_weights(data):
+    bad = as_json(data.explorer())
+    bad["sentences"][1]["attention"][0][1][2][0] += 0.1
+    with pytest.raises(DataProblem, match=re.escape("`sentences[1].attention[0][1][2]` adds up")):
+        checked_data("attention-explorer", json.dumps(bad))
+
+
+def test_sentences_must_share_layers_and_heads(data):
+    bad = as_json(data.explorer())
+    bad["sentences"][1]["attention"] = bad["sentences"][1]["attention"][:1]
+    with pytest.raises(DataProblem, match="has 1 layers × 3 heads, but `sentences\\[0\\]` has 2"):
+        checked_data("attention-explorer", json.dumps(bad))
+
+
+# ---- provenance -------------------------------------------------------------------------------
+
+
+def test_producers_are_the_last_cells_binding_the_names_an_expression_reads(tmp_path):
+    from deck.load import load_lesson
+
+    md = """
+        ## A
+
+        ```{python}
+        import numpy as np
+        x = np.ones(3)
+        a = 5
+        ```
+
+        `{python} f"{x.sum():.1f}"` `{python} [a * 2 for a in range(2)]` `{python} np.pi`
+
+        ```{python}
+        x = x * 2
+        ```
+        """
+    lesson = load_lesson(write_lesson(tmp_path, {"01-a.md": md}))
+    section = lesson.sections[0]
+    bindings = Bindings(section)
+    # values are computed after every cell ran: the later `x = x * 2` is what the slide shows
+    (later,) = shown_producers(bindings.producers(['f"{x.sum():.1f}"']))
+    assert (later.cell.loc.line, [b.first for b in later.bindings]) == (11, [12])
+    # a comprehension's own variable is not looked up in the cells
+    assert used_names(["[a * 2 for a in range(2)]"]) == {"range"}
+    assert bindings.producers(["[a * 2 for a in range(2)]"]) == []
+    # a name only imported: the import is all there is to show
+    (imported,) = shown_producers(bindings.producers(["np.pi"]))
+    assert imported.imports_only and imported.line == 4
+    # a quiz's answer source still stops at the quiz
+    (early,) = bindings.producers(["x"], before=10)
+    assert early.line == 5
+
+
+# ---- in Chromium ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    root = tmp_path_factory.mktemp("widgets")
+    files = {"lesson.yml": LESSON_YML, "data.py": source(DATA_PY), "01-a.md": source(SECTION)}
+    write_lesson(root, files, name="widgets")
+    proc = run_build(root, "widgets", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    return Built(root, "widgets", proc)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def deck(context: BrowserContext, built: Built) -> Iterator[Page]:
+    errors: list[str] = []
+    requests: list[str] = []
+    context.on("request", lambda r: requests.append(r.url))
+    page = open_deck(context, (built.out / "index.html").as_uri(), errors)
+    page.evaluate("Reveal.configure({transition: 'none'})")
+    yield page
+    assert errors == []
+    assert [u for u in requests if not u.startswith(("file://", "data:", "about:"))] == []
+
+
+def bar_weights(page: Page, chart: str | Locator) -> list[float]:
+    """The weights a bar chart draws: each bar's height over the chart's scale."""
+    return (page.locator(chart) if isinstance(chart, str) else chart).evaluate(
+        "svg => [...svg.querySelectorAll('rect.widget-bar')]"
+        ".map(r => Number(r.getAttribute('height')) / Number(svg.dataset.scale))"
+    )
+
+
+def test_softmax_slider_redraws_both_charts(deck, data):
+    go(deck, SCALING)
+    reference = data.scaling()
+    widget = "section.present .widget-softmax-scaling"
+    charts = [f"{widget} figure:nth-child({k}) svg" for k in (1, 2)]
+    slider = deck.locator(f"{widget} input[type=range]")
+    for k, key in [(0, None), (1, "ArrowRight"), (4, "End"), (3, "ArrowLeft")]:
+        if key:
+            slider.press(key)  # by keyboard: the slider has focus, the slide stays
+        assert deck.locator(f"{widget} output").inner_text() == str(reference["d_k"][k])
+        assert bar_weights(deck, charts[0]) == pytest.approx(reference["unscaled"][k], abs=1e-9)
+        assert bar_weights(deck, charts[1]) == pytest.approx(reference["scaled"][k], abs=1e-9)
+        stat = deck.locator(f"{widget} .ss-stats td").all_inner_texts()
+        row = reference["stats"][0]
+        assert stat == [f"{row['unscaled'][k]:.3f}", f"{row['scaled'][k]:.3f}"]
+    assert deck.evaluate("Reveal.getIndices().h") == SCALING
+
+
+def line_opacities(page: Page, widget: str) -> dict[tuple[int, int], float]:
+    return {
+        (int(q), int(k)): float(w)
+        for q, k, w in page.locator(f"{widget} line.ae-line").evaluate_all(
+            "ls => ls.map(l => [l.dataset.q, l.dataset.k, l.getAttribute('stroke-opacity')])"
+        )
+    }
+
+
+def test_attention_explorer_follows_sentence_layer_head_and_token(deck, data):
+    go(deck, EXPLORER)
+    reference = data.explorer()
+    widget = "section.present .widget-attention-explorer"
+    selects = deck.locator(f"{widget} select")
+    tokens = deck.locator(f"{widget} .ae-queries button:visible")
+
+    def expect(s: int, layer: int, head: int, query: int | None) -> None:
+        att = reference["sentences"][s]["attention"][layer, head]
+        drawn = line_opacities(deck, widget)
+        rows = range(len(att)) if query is None else [query]
+        want = {(q, k): float(att[q, k]) for q in rows for k in range(len(att))}
+        assert drawn.keys() == want.keys()
+        assert list(drawn.values()) == pytest.approx(list(want.values()), abs=6e-5)
+
+    assert tokens.all_inner_texts() == reference["sentences"][0]["tokens"]
+    expect(0, 1, 2, None)  # the data's initial layer and head, every query
+    selects.nth(2).select_option("0")
+    expect(0, 1, 0, None)
+    tokens.nth(2).hover()  # "cat": only its own row, with its weights beside the keys
+    expect(0, 1, 0, 2)
+    weights = deck.locator(f"{widget} .ae-keys .ae-weight:visible").all_inner_texts()
+    row = reference["sentences"][0]["attention"][1, 0, 2]
+    assert weights == [f"{round(w, 4):.2f}" for w in row]  # embedded to 4 decimals
+    assert "“cat”关注：" in deck.locator(f"{widget} .ae-status").inner_text()
+    tokens.nth(2).click()  # pinned: stays when the pointer leaves
+    deck.mouse.move(5, 5)
+    expect(0, 1, 0, 2)
+    assert tokens.nth(2).get_attribute("aria-pressed") == "true"
+    # by keyboard: the layer select keeps its arrow keys; Up/Down walk the tokens
+    selects.nth(1).focus()
+    selects.nth(1).press("ArrowUp")
+    expect(0, 0, 0, 2)
+    tokens.nth(4).focus()
+    expect(0, 0, 0, 4)
+    deck.keyboard.press("ArrowDown")
+    assert deck.evaluate("document.activeElement.textContent") == "the"
+    expect(0, 0, 0, 5)
+    assert deck.evaluate("Reveal.getIndices().h") == EXPLORER
+    deck.keyboard.press("Enter")
+    assert tokens.nth(5).get_attribute("aria-pressed") == "true"
+    selects.nth(0).select_option("1")  # another sentence: its own, shorter token list
+    assert tokens.all_inner_texts() == reference["sentences"][1]["tokens"]
+    expect(1, 0, 0, None)
+
+
+def read_matrix(page: Page, widget: str, name: str) -> np.ndarray:
+    values = page.locator(f"{widget} .{name} td").evaluate_all(
+        "tds => tds.map(td => td.dataset.value)"
+    )
+    return np.array([float(v) for v in values]).reshape(2, 2)
+
+
+def numpy_attention(Q: np.ndarray, K: np.ndarray, d_k: float) -> tuple[np.ndarray, ...]:
+    scores = Q @ K.T
+    scaled = scores / np.sqrt(d_k)
+    shifted = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    return scores, scaled, shifted / shifted.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("Q", "K", "d_k"),
+    [
+        ([[1, 0], [0, 1]], [[1, 2], [3, 4]], 2),
+        ([[0.3, -1.7], [2.5, 0.25]], [[-0.5, 1.125], [3.75, -2]], 64),
+        ([[40, 30], [-25, 10]], [[20, -35], [15, 45]], 0.5),  # scores near ±1800: no overflow
+        ([[1e-3, 2e-3], [7, -7]], [[3, 1], [1, 3]], 1),
+    ],
+)
+def test_attention_2x2_computes_what_numpy_computes(deck, Q, K, d_k):
+    go(deck, EXERCISE)
+    widget = "section.present .widget-attention-2x2"
+    inputs = deck.locator(f"{widget} input")
+    for k, x in enumerate([*np.ravel(Q), *np.ravel(K), d_k]):
+        inputs.nth(k).fill(str(x))  # typed, as a student does
+    want = numpy_attention(np.array(Q, float), np.array(K, float), d_k)
+    for name, expected in zip(["a2-scores", "a2-scaled", "a2-weights"], want, strict=True):
+        got = read_matrix(deck, widget, name)
+        assert np.allclose(got, expected, rtol=1e-9, atol=1e-9), (name, got, expected)
+    shown = deck.locator(f"{widget} .a2-weights td").all_inner_texts()
+    assert shown == [f"{w:.4f}" for w in np.ravel(want[2])]
+
+
+def test_attention_2x2_marks_what_is_not_a_number(deck):
+    go(deck, EXERCISE)
+    widget = "section.present .widget-attention-2x2"
+    deck.locator(f"{widget} input").nth(8).fill("0")  # d_k = 0
+    assert deck.locator(f"{widget} .a2-weights td").all_inner_texts() == ["—"] * 4
+    assert deck.locator(f"{widget} input").nth(8).get_attribute("aria-invalid") == "true"
+    assert deck.locator(f"{widget} .a2-status").inner_text() == "每个格子都要填数字（d_k > 0）。"
+
+
+def test_head_ablation_buttons_show_the_measured_accuracy(deck, data):
+    go(deck, ABLATION)
+    reference = data.ablation()
+    widget = "section.present .widget-head-ablation"
+    buttons = deck.locator(f"{widget} button")
+    assert buttons.all_inner_texts() == ["全部开启", "关掉头 1", "关掉头 2", "关掉头 3", "关掉头 4"]
+
+    def shown() -> list[float]:
+        return [
+            float(v)
+            for v in deck.locator(f"{widget} .ha-bar").evaluate_all(
+                "bars => bars.map(b => b.dataset.value)"
+            )
+        ]
+
+    assert shown() == reference["full_accuracy"]
+    buttons.nth(2).click()
+    assert shown() == reference["ablated_accuracy"][1]
+    assert deck.locator(f"{widget} .ha-value").all_inner_texts()[1] == "35.0%（−63.0）"
+    hurt = deck.locator(f"{widget} .ha-bar").evaluate_all(
+        "bars => bars.map(b => b.classList.contains('ha-hurt'))"
+    )
+    assert hurt == [False, True, False]
+    buttons.nth(3).focus()
+    deck.keyboard.press("Enter")  # by keyboard; the slide does not move
+    assert shown() == reference["ablated_accuracy"][2]
+    assert buttons.nth(3).get_attribute("aria-pressed") == "true"
+    assert buttons.nth(2).get_attribute("aria-pressed") == "false"
+    assert "头 3 平时的注意力：前一个词 0.02" in deck.locator(f"{widget} .ha-focus").inner_text()
+    assert deck.evaluate("Reveal.getIndices().h") == ABLATION
+
+
+def test_widgets_stay_in_sync_with_the_speaker_view(context, deck):
+    _, frame = open_speaker_view(context, deck)  # from the first slide: it has notes
+    go(deck, SCALING)
+    frame.wait_for_function(f"Reveal.getIndices().h === {SCALING}")
+    output = "section.present .widget-softmax-scaling output"
+    frame.locator("section.present .widget input[type=range]").press("End")
+    deck.wait_for_function(f"document.querySelector('{output}').textContent === '1024'")
+
+    go(deck, EXPLORER)
+    frame.wait_for_function(f"Reveal.getIndices().h === {EXPLORER}")
+    deck.locator("section.present .widget select").nth(0).select_option("1")
+    frame.wait_for_function(
+        "document.querySelectorAll('section.present .ae-queries button:not([hidden])').length === 5"
+    )
+    frame.locator("section.present .ae-queries button").nth(1).click()
+    deck.wait_for_function(
+        "document.querySelectorAll('section.present .ae-queries button')[1].ariaPressed === 'true'"
+    )
+
+    go(deck, EXERCISE)
+    frame.wait_for_function(f"Reveal.getIndices().h === {EXERCISE}")
+    frame.locator("section.present .widget input").nth(0).fill("3")
+    deck.wait_for_function(
+        "document.querySelector('section.present .a2-scores td').dataset.value === '3'"
+    )
+
+    go(deck, ABLATION)
+    frame.wait_for_function(f"Reveal.getIndices().h === {ABLATION}")
+    deck.locator("section.present .widget button").nth(4).click()
+    frame.wait_for_function(
+        "document.querySelectorAll('section.present .widget button')[4].ariaPressed === 'true'"
+    )
+
+
+@pytest.fixture
+def paper(context: BrowserContext, built: Built) -> Page:
+    page = context.new_page()
+    page.goto((built.out / "index.html").as_uri() + "?print-pdf")
+    page.wait_for_function("document.documentElement.dataset.pdfReady === 'true'")
+    return page
+
+
+def test_print_layout_draws_each_widget_as_a_static_figure(paper, data, tmp_path):
+    widgets = paper.locator(".widget")
+    assert widgets.evaluate_all("ws => ws.map(w => w.dataset.widgetState)") == ["paper"] * 4
+    # nothing to press on paper
+    assert paper.locator(".widget :is(button, input, select)").count() == 0
+    assert paper.locator(".widget-fallback:visible").count() == 0
+    # softmax: a row of both charts for every d_k
+    reference = data.scaling()
+    charts = paper.locator(".widget-softmax-scaling svg.widget-bars")
+    assert charts.count() == 2 * len(reference["d_k"])
+    unscaled_1024 = charts.nth(2 * 4)
+    assert bar_weights(paper, unscaled_1024) == pytest.approx(reference["unscaled"][4], abs=1e-9)
+    # the explorer: its initial head, every query's lines, and which head it is
+    assert paper.locator(".widget-attention-explorer .widget-caption").inner_text() == (
+        "猫 · 第 2 层 · 第 3 头"
+    )
+    assert paper.locator(".widget-attention-explorer line").count() == 8 * 8
+    # the 2×2 exercise and the ablation table as numbers
+    path = tmp_path / "slides.pdf"
+    paper.pdf(path=str(path), width="1280px", height="720px", print_background=True)
+    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True).stdout
+    assert "0.1956" in text and "0.8044" in text and "d_k = 2" in text
+    for head, row in enumerate(data.ablation()["ablated_accuracy"]):
+        cells = r"\s+".join(re.escape(f"{100 * a:.1f}%") for a in row)
+        assert re.search(f"关掉头 {head + 1}" + r"\s+" + cells, text), text
+
+
+# ---- provenance popover ------------------------------------------------------------------------
+
+
+def test_values_are_wrapped_except_in_formulas_choices_notes_and_alt_text(built):
+    html = (built.out / "index.html").read_text("utf-8")
+    slide = html.split("<section")[1]
+    spans = re.findall(r'<span class="value"[^>]*>([^<]*)</span>', slide)
+    assert spans == ["0.665", "9", "9"]  # prose twice, the quiz's question once
+    assert '<annotation encoding="application/x-tex">w=9</annotation>' in slide
+    choices = re.findall(r'<button type="button" class="quiz-choice"[^>]*>(.*?)</button>', slide)
+    assert choices == ["6", "9", "5"]
+    notes = slide.split('<aside class="notes">')[1]
+    assert "答案是 9。" in notes and "value" not in notes
+
+
+def open_popover_by_keyboard(deck: Page) -> None:
+    for _ in range(30):
+        deck.keyboard.press("Tab")
+        if deck.evaluate("document.activeElement.classList.contains('value')"):
+            break
+    assert deck.evaluate("document.activeElement.textContent") == "0.665"
+    deck.keyboard.press("Enter")
+
+
+def test_popover_shows_expression_code_and_line_and_opens_with_enter(deck):
+    go(deck, VALUES)
+    md = source(SECTION)
+    open_popover_by_keyboard(deck)
+    popover = deck.locator(".value-popover")
+    assert popover.is_visible()
+    assert deck.evaluate("document.activeElement.classList.contains('value-popover')")
+    text = popover.inner_text()
+    assert 'f"{weights.max():.3f}"' in text
+    assert f"content/widgets/01-a.md:{line_of(md, 'weights.max()')}" in text
+    assert f"content/widgets/01-a.md:{line_of(md, '```{python}')}" in text  # the cell
+    marked = popover.locator(".value-mark").evaluate_all("ls => ls.map(l => l.dataset.line)")
+    assert marked == [str(line_of(md, "weights = softmax"))]
+    assert "answer = 3 ** 2" in popover.locator(".value-code").inner_text()
+    deck.keyboard.press("ArrowRight")  # keys in the popover do not turn the slide
+    assert deck.evaluate("Reveal.getIndices().h") == VALUES
+    deck.keyboard.press("Escape")
+    assert popover.count() == 0
+    assert deck.evaluate("document.activeElement.textContent") == "0.665"
+    assert deck.evaluate("Reveal.getIndices().h") == VALUES
+
+
+def test_popover_opens_on_click_closes_outside_and_is_never_printed(deck):
+    go(deck, VALUES)
+    value = deck.locator("section.present p .value").nth(1)
+    value.click()
+    popover = deck.locator(".value-popover")
+    assert "answer = 3 ** 2" in popover.locator(".value-mark").inner_text()
+    assert value.get_attribute("aria-expanded") == "true"
+    deck.emulate_media(media="print")
+    assert popover.is_hidden()
+    deck.emulate_media(media="screen")
+    deck.mouse.click(900, 600)
+    assert popover.count() == 0
+    assert value.get_attribute("aria-expanded") == "false"
+
+
+def test_quiz_with_values_still_works(deck):
+    go(deck, VALUES)
+    quiz = deck.locator("section.present .quiz")
+    quiz.locator(".quiz-choice").nth(1).click()
+    assert quiz.locator(".quiz-feedback").inner_text() == "✓ 回答正确"
+
+
+def test_axe_finds_no_serious_violations_in_widgets_and_popover(deck):
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    found = []
+
+    def audit(where: object) -> None:
+        found.extend(
+            (where, v["id"])
+            for v in axe.run(deck).response["violations"]
+            if v["impact"] in ("serious", "critical")
+        )
+
+    for k in range(5):
+        go(deck, k)
+        audit(k)
+    go(deck, VALUES)
+    open_popover_by_keyboard(deck)
+    audit("popover")
+    assert found == []
+
+
+def test_reference_softmax_is_stable():
+    _, _, weights = numpy_attention(np.array([[1000.0, 0]]), np.array([[1.0, 0], [0, 1]]), 1)
+    assert weights[0] == pytest.approx([1, math.exp(-1000)])
