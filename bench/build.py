@@ -191,17 +191,16 @@ def serve_latency(copy: Path, name: str, tmp: Path, n: int) -> float:
         cache=tmp / "cache",
         pdf=False,
     )
-    names = [name] if lesson else [str(copy)]
-    watched = copy if lesson else copy.parent
+    names = [name] if lesson else [str(copy)]  # as `build.py --serve` passes them
     messages: list[str] = []
-    with running(lambda: build(names, options, messages.append), [watched], options.out) as p:
+    with running(lambda: build(names, options, messages.append), [copy], options.out) as p:
         status = p.status.wait_after(0, timeout=600)
         if status is None or status["errors"]:
             raise RuntimeError(f"the preview's first build failed: {status and status['errors']}")
         path, line = edits.title_line(copy)
         slide = edits.slide_index(options.out / name / "index.html", path, line)
         return measure_reload_latency(
-            watched,
+            copy,
             f"{p.url}{name}/",
             lambda _: edits.title_edit(path, line, n),
             slide=slide,
