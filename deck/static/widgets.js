@@ -683,12 +683,10 @@
     new MutationObserver(function (records) {
       records.forEach(function (record) {
         record.addedNodes.forEach(function (node) {
-          if (node.nodeType !== 1) return;
-          if (node.matches(".widget[data-widget]")) start(node);
-          else startAll(node);
+          if (node.nodeType === 1) startAll(node);
         });
       });
-    }).observe(slides, { childList: true, subtree: true });
+    }).observe(slides, { childList: true });
   }
   window.deckWidgets = { kinds: KINDS, start: start, attention2x2: attention2x2 };
 
