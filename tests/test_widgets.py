@@ -740,6 +740,9 @@ def test_axe_finds_no_serious_violations_in_widgets_and_popover(deck):
     for k in range(5):
         go(deck, k)
         audit(k)
+    go(deck, EXPLORER)
+    deck.locator("section.present .ae-queries button").nth(3).click()  # weights beside keys
+    audit("pinned")
     go(deck, VALUES)
     open_popover_by_keyboard(deck)
     audit("popover")
