@@ -606,6 +606,21 @@ def test_widgets_stay_in_sync_with_the_speaker_view(context, deck):
     )
 
 
+def test_a_slide_swapped_in_by_the_live_preview_starts_its_widget(deck, built):
+    html = (built.out / "index.html").read_text("utf-8")
+    fresh = deck.evaluate(
+        """([html, k]) => {
+          const doc = new DOMParser().parseFromString(html, "text/html");
+          const slide = document.importNode(doc.querySelectorAll(".slides > section")[k], true);
+          document.querySelectorAll(".reveal .slides > section")[k].replaceWith(slide);
+          return new Promise(done => setTimeout(() => done(slide.querySelector(".widget")
+            .dataset.widgetState), 0));
+        }""",
+        [html, EXERCISE],
+    )
+    assert fresh == "live"
+
+
 @pytest.fixture
 def paper(context: BrowserContext, built: Built) -> Page:
     page = context.new_page()
@@ -725,6 +740,9 @@ def test_axe_finds_no_serious_violations_in_widgets_and_popover(deck):
     for k in range(5):
         go(deck, k)
         audit(k)
+    go(deck, EXPLORER)
+    deck.locator("section.present .ae-queries button").nth(3).click()  # weights beside keys
+    audit("pinned")
     go(deck, VALUES)
     open_popover_by_keyboard(deck)
     audit("popover")

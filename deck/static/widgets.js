@@ -28,6 +28,7 @@
         sentence: "Sentence", layer: "Layer", head: "Head",
         layerN: function (n) { return "layer " + n; }, headN: function (n) { return "head " + n; },
         queries: "Query tokens (hover, focus or press to pin)", keys: "Attended tokens",
+        matrix: "The head's weights: a row per query, a column per key",
         hint: "Hover or focus a token to see where it attends; Enter pins it.",
         attends: function (t) { return "“" + t + "” attends to: "; },
         scores: "Scores QKᵀ", scaledScores: "Scaled QKᵀ / √d_k", weights: "Weights softmax(·)",
@@ -52,6 +53,7 @@
         layerN: function (n) { return "第 " + n + " 层"; },
         headN: function (n) { return "第 " + n + " 头"; },
         queries: "查询词（悬停、聚焦或按下固定）", keys: "被关注的词",
+        matrix: "该头的权重矩阵：每行一个查询词，每列一个键",
         hint: "悬停或用 Tab 聚焦一个词，看它关注哪里；回车固定。",
         attends: function (t) { return "“" + t + "”关注："; },
         scores: "打分 QKᵀ", scaledScores: "缩放 QKᵀ / √d_k", weights: "权重 softmax(·)",
@@ -121,15 +123,18 @@
     return out;
   }
 
-  // A bar chart of weights in [0, 1], built once; `update(weights)` redraws it. The SVG's
-  // `data-scale` is its pixels per unit of weight.
-  function barChart(width, height, n, labels) {
-    var pad = { l: 48, r: 6, t: 8, b: labels ? 26 : 6 };
+  // A bar chart of weights in [0, 1], built once; `update(weights, note)` redraws it (a
+  // chart made `noted` has a line above the bars for the note). The SVG's `data-scale` is its
+  // pixels per unit of weight.
+  function barChart(width, height, n, labels, ticks, noted) {
+    var pad = { l: 48, r: 6, t: noted ? 22 : 8, b: labels ? 26 : 6 };
     var w = width - pad.l - pad.r;
     var h = height - pad.t - pad.b;
     var root = svg("svg", { viewBox: "0 0 " + width + " " + height, width: width,
       height: height, role: "img", class: "widget-bars", "data-scale": String(h) });
-    [0, 0.5, 1].forEach(function (tick) {
+    var corner = svg("text", { x: width - pad.r, y: 14, class: "widget-tick",
+      "text-anchor": "end" });
+    (ticks || [0, 0.5, 1]).forEach(function (tick) {
       var y = pad.t + h - tick * h;
       root.appendChild(svg("line", { x1: pad.l - 4, x2: pad.l + w, y1: y, y2: y,
         class: tick ? "widget-grid" : "widget-axis" }));
@@ -152,7 +157,8 @@
       }
       return rect;
     });
-    function update(weights) {
+    root.appendChild(corner);
+    function update(weights, note) {
       var top = argmax(weights);
       bars.forEach(function (rect, k) {
         var bar = weights[k] * h;
@@ -160,6 +166,7 @@
         rect.setAttribute("height", String(bar));
         rect.classList.toggle("widget-bar-top", k === top);
       });
+      corner.textContent = note || "";
     }
     return { svg: root, update: update };
   }
@@ -248,38 +255,42 @@
       slider.addEventListener("change", draw);
       draw();
     },
-    // Paper: one row of small charts per d_k (at most six, evenly chosen), the stats beside.
+    // Paper: a row of both charts per d_k (at most six, evenly chosen), the stats beside.
     paper: function (body, data) {
       var n = data.unscaled[0].length;
       var count = data.d_k.length;
       var picks = count <= 6 ? range(count) : range(6).map(function (j) {
         return Math.round((j * (count - 1)) / 5);
       });
-      var height = Math.max(40, Math.min(72, Math.floor(400 / picks.length) - 24));
+      var height = Math.max(56, Math.min(88, Math.floor(450 / picks.length) - 8));
+      var stats = data.stats || [];
       var table = el("table", { class: "widget-table ss-paper" });
       var head = el("tr");
-      [T.dk, T.unscaled, T.scaled].forEach(function (t) { head.appendChild(el("th", {}, t)); });
+      [T.dk, T.unscaled, T.scaled].concat(stats.map(function (stat) { return stat.label; }))
+        .forEach(function (t) { head.appendChild(el("th", {}, t)); });
       table.appendChild(head);
       picks.forEach(function (k) {
         var row = el("tr");
         row.appendChild(el("th", {}, String(data.d_k[k])));
         [data.unscaled[k], data.scaled[k]].forEach(function (p, side) {
-          var cell = el("td");
-          var chart = barChart(300, height, n, null);
-          chart.update(p);
+          var chart = barChart(stats.length ? 330 : 420, height, n, null, [0, 1], true);
+          chart.update(p, T.max + " " + fixed(Math.max.apply(null, p), 2) + " · " + T.entropy +
+            " " + fixed(entropy(p), 2));
           chart.svg.setAttribute("aria-label", (side ? T.scaled : T.unscaled) + "，d_k = " +
-            data.d_k[k]);
-          cell.appendChild(chart.svg);
-          var lines = [weightStats(p)];
-          (data.stats || []).forEach(function (stat) {
-            lines.push(stat.label + " " + fixed(side ? stat.scaled[k] : stat.unscaled[k], 3));
-          });
-          cell.appendChild(el("div", { class: "widget-note" }, lines.join(" · ")));
-          row.appendChild(cell);
+            data.d_k[k] + "：" + weightStats(p));
+          row.appendChild(el("td")).appendChild(chart.svg);
+        });
+        stats.forEach(function (stat) {
+          row.appendChild(el("td", { class: "ss-pair" }, fixed(stat.unscaled[k], 3) + " → " +
+            fixed(stat.scaled[k], 3)));
         });
         table.appendChild(row);
       });
       body.appendChild(table);
+      if (stats.length) {
+        body.appendChild(el("p", { class: "widget-note" }, T.unscaledShort + " → " +
+          T.scaledShort));
+      }
     },
   };
 
@@ -315,11 +326,15 @@
     var view = body.appendChild(el("div", { class: "ae-view" }));
     var queries = view.appendChild(el("div", { class: "ae-tokens ae-queries", role: "group",
       "aria-label": T.queries }));
-    var width = 380;
+    var width = 300;
     var lines = view.appendChild(svg("svg", { class: "ae-lines", width: width,
       "aria-hidden": "true" }));
     var keys = view.appendChild(el("div", { class: "ae-tokens ae-keys", role: "group",
       "aria-label": T.keys }));
+    // The whole head as a matrix beside it, its rows level with the query tokens.
+    var matrixBox = view.appendChild(el("figure", { class: "ae-matrix" }));
+    var heat = matrixBox.appendChild(svg("svg", { "aria-hidden": "true" }));
+    matrixBox.appendChild(el("figcaption", {}, T.matrix));
     // A fixed pool of token controls (as many as the longest sentence has tokens): the number
     // of controls in the slide never changes, so present.js's addresses stay valid.
     var queryNodes = range(most).map(function (q) {
@@ -367,6 +382,21 @@
           lines.appendChild(line);
         }
       }
+      while (heat.firstChild) heat.removeChild(heat.firstChild);
+      heat.setAttribute("width", String(n * rowHeight));
+      heat.setAttribute("height", String(n * rowHeight));
+      for (var a = 0; a < n; a++) {
+        for (var b = 0; b < n; b++) {
+          heat.appendChild(svg("rect", { x: b * rowHeight, y: a * rowHeight, width: rowHeight,
+            height: rowHeight, class: "ae-cell", "fill-opacity": String(matrix[a][b]) }));
+        }
+      }
+      heat.appendChild(svg("rect", { x: 0.5, y: 0.5, width: n * rowHeight - 1,
+        height: n * rowHeight - 1, class: "ae-frame" }));
+      if (q !== null) {
+        heat.appendChild(svg("rect", { x: 1, y: q * rowHeight + 1, width: n * rowHeight - 2,
+          height: rowHeight - 2, class: "ae-row" }));
+      }
       queryNodes.forEach(function (node, i) {
         node.hidden = i >= n;
         node.textContent = i < n ? tokens[i] : "";
@@ -379,7 +409,6 @@
         node.querySelector(".ae-word").textContent = j < n ? tokens[j] : "";
         node.querySelector(".ae-weight").textContent = w === null ? "" : fixed(w, 2);
         node.style.backgroundColor = w === null ? "" : "rgba(26, 95, 180, " + (0.6 * w) + ")";
-        node.classList.toggle("ae-strong", w !== null && w >= 0.5);
       });
       var where = sentence.name + " · " + T.layerN(state.l + 1) + " · " + T.headN(state.h + 1);
       if (caption) caption.textContent = where;
@@ -683,12 +712,10 @@
     new MutationObserver(function (records) {
       records.forEach(function (record) {
         record.addedNodes.forEach(function (node) {
-          if (node.nodeType !== 1) return;
-          if (node.matches(".widget[data-widget]")) start(node);
-          else startAll(node);
+          if (node.nodeType === 1) startAll(node);
         });
       });
-    }).observe(slides, { childList: true, subtree: true });
+    }).observe(slides, { childList: true });
   }
   window.deckWidgets = { kinds: KINDS, start: start, attention2x2: attention2x2 };
 
