@@ -381,7 +381,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("widgets")
     files = {"lesson.yml": LESSON_YML, "data.py": source(DATA_PY), "01-a.md": source(SECTION)}
     write_lesson(root, files, name="widgets")
-    proc = run_build(root, "widgets", "--no-pdf")
+    proc = run_build(root, "widgets", "--no-pdf", "--single-file")
     assert proc.returncode == 0, proc.stderr
     return Built(root, "widgets", proc)
 
@@ -619,6 +619,25 @@ def test_a_slide_swapped_in_by_the_live_preview_starts_its_widget(deck, built):
         [html, EXERCISE],
     )
     assert fresh == "live"
+
+
+def test_the_single_file_deck_carries_its_widgets(context, built):
+    single = built.root / "dist" / "widgets.html"
+    blocked: list[str] = []
+
+    def route(r):  # noqa: ANN001
+        if r.request.url.split("#")[0] == single.as_uri():
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = open_deck(context, single.as_uri())
+    states = page.locator(".widget").evaluate_all("ws => ws.map(w => w.dataset.widgetState)")
+    assert states == ["live"] * 4 and blocked == []
+    page.locator("section.present .value").first.click()
+    assert "weights = softmax(scores)" in page.locator(".value-popover .value-mark").inner_text()
 
 
 @pytest.fixture
