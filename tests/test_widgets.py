@@ -678,6 +678,20 @@ def test_print_layout_draws_each_widget_as_a_static_figure(paper, data, tmp_path
 # ---- provenance popover ------------------------------------------------------------------------
 
 
+def test_values_json_lists_the_widgets(built):
+    values = json.loads((built.out / "values.json").read_text("utf-8"))
+    md = source(SECTION)
+    assert [(w["kind"], w["loc"], w["slide"]) for w in values["widgets"]] == [
+        (kind, f"content/widgets/01-a.md:{line_of(md, 'kind=' + json.dumps(kind))}", slide + 1)
+        for kind, slide in [
+            ("softmax-scaling", SCALING),
+            ("attention-explorer", EXPLORER),
+            ("attention-2x2", EXERCISE),
+            ("head-ablation", ABLATION),
+        ]
+    ]
+
+
 def test_values_are_wrapped_except_in_formulas_choices_notes_and_alt_text(built):
     html = (built.out / "index.html").read_text("utf-8")
     slide = html.split("<section")[1]
