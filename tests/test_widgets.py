@@ -155,8 +155,20 @@ SECTION = r"""
 
     ::: {.widget kind="head-ablation" data="ablation_data"}
     :::
+
+    ## 一张图
+
+    ```{python}
+    #| label: line
+    #| fig-alt: 一条直线，斜率 `{python} answer`
+    #| fig-cap: 斜率 `{python} answer`
+    import matplotlib.pyplot as plt
+
+    plt.figure(figsize=(4, 2))
+    _ = plt.plot([0, 1], [0, answer])
+    ```
 """
-VALUES, SCALING, EXPLORER, EXERCISE, ABLATION = range(5)  # slide indices
+VALUES, SCALING, EXPLORER, EXERCISE, ABLATION, FIGURE = range(6)  # slide indices
 LESSON_YML = "title: 组件\nlang: zh-CN\n"
 
 
@@ -702,6 +714,9 @@ def test_values_are_wrapped_except_in_formulas_choices_notes_and_alt_text(built)
     assert choices == ["6", "9", "5"]
     notes = slide.split('<aside class="notes">')[1]
     assert "答案是 9。" in notes and "value" not in notes
+    figure = html.split("<section")[FIGURE + 1]
+    assert '<img src="figures/line.svg" alt="一条直线，斜率 9"' in figure
+    assert re.search(r'<figcaption>斜率 <span class="value"[^>]*>9</span></figcaption>', figure)
 
 
 def open_popover_by_keyboard(deck: Page) -> None:
@@ -770,7 +785,7 @@ def test_axe_finds_no_serious_violations_in_widgets_and_popover(deck):
             if v["impact"] in ("serious", "critical")
         )
 
-    for k in range(5):
+    for k in range(FIGURE + 1):
         go(deck, k)
         audit(k)
     go(deck, EXPLORER)
