@@ -155,8 +155,20 @@ SECTION = r"""
 
     ::: {.widget kind="head-ablation" data="ablation_data"}
     :::
+
+    ## 一张图
+
+    ```{python}
+    #| label: line
+    #| fig-alt: 一条直线，斜率 `{python} answer`
+    #| fig-cap: 斜率 `{python} answer`
+    import matplotlib.pyplot as plt
+
+    plt.figure(figsize=(4, 2))
+    _ = plt.plot([0, 1], [0, answer])
+    ```
 """
-VALUES, SCALING, EXPLORER, EXERCISE, ABLATION = range(5)  # slide indices
+VALUES, SCALING, EXPLORER, EXERCISE, ABLATION, FIGURE = range(6)  # slide indices
 LESSON_YML = "title: 组件\nlang: zh-CN\n"
 
 
@@ -381,7 +393,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("widgets")
     files = {"lesson.yml": LESSON_YML, "data.py": source(DATA_PY), "01-a.md": source(SECTION)}
     write_lesson(root, files, name="widgets")
-    proc = run_build(root, "widgets", "--no-pdf")
+    proc = run_build(root, "widgets", "--no-pdf", "--single-file")
     assert proc.returncode == 0, proc.stderr
     return Built(root, "widgets", proc)
 
@@ -621,6 +633,25 @@ def test_a_slide_swapped_in_by_the_live_preview_starts_its_widget(deck, built):
     assert fresh == "live"
 
 
+def test_the_single_file_deck_carries_its_widgets(context, built):
+    single = built.root / "dist" / "widgets.html"
+    blocked: list[str] = []
+
+    def route(r):  # noqa: ANN001
+        if r.request.url.split("#")[0] == single.as_uri():
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = open_deck(context, single.as_uri())
+    states = page.locator(".widget").evaluate_all("ws => ws.map(w => w.dataset.widgetState)")
+    assert states == ["live"] * 4 and blocked == []
+    page.locator("section.present .value").first.click()
+    assert "weights = softmax(scores)" in page.locator(".value-popover .value-mark").inner_text()
+
+
 @pytest.fixture
 def paper(context: BrowserContext, built: Built) -> Page:
     page = context.new_page()
@@ -659,6 +690,20 @@ def test_print_layout_draws_each_widget_as_a_static_figure(paper, data, tmp_path
 # ---- provenance popover ------------------------------------------------------------------------
 
 
+def test_values_json_lists_the_widgets(built):
+    values = json.loads((built.out / "values.json").read_text("utf-8"))
+    md = source(SECTION)
+    assert [(w["kind"], w["loc"], w["slide"]) for w in values["widgets"]] == [
+        (kind, f"content/widgets/01-a.md:{line_of(md, 'kind=' + json.dumps(kind))}", slide + 1)
+        for kind, slide in [
+            ("softmax-scaling", SCALING),
+            ("attention-explorer", EXPLORER),
+            ("attention-2x2", EXERCISE),
+            ("head-ablation", ABLATION),
+        ]
+    ]
+
+
 def test_values_are_wrapped_except_in_formulas_choices_notes_and_alt_text(built):
     html = (built.out / "index.html").read_text("utf-8")
     slide = html.split("<section")[1]
@@ -669,6 +714,9 @@ def test_values_are_wrapped_except_in_formulas_choices_notes_and_alt_text(built)
     assert choices == ["6", "9", "5"]
     notes = slide.split('<aside class="notes">')[1]
     assert "答案是 9。" in notes and "value" not in notes
+    figure = html.split("<section")[FIGURE + 1]
+    assert '<img src="figures/line.svg" alt="一条直线，斜率 9"' in figure
+    assert re.search(r'<figcaption>斜率 <span class="value"[^>]*>9</span></figcaption>', figure)
 
 
 def open_popover_by_keyboard(deck: Page) -> None:
@@ -737,7 +785,7 @@ def test_axe_finds_no_serious_violations_in_widgets_and_popover(deck):
             if v["impact"] in ("serious", "critical")
         )
 
-    for k in range(5):
+    for k in range(FIGURE + 1):
         go(deck, k)
         audit(k)
     go(deck, EXPLORER)
