@@ -137,6 +137,23 @@ def softmax_saturation(d_ks=D_KS, n_keys: int = 16, n_samples: int = 2000, seed:
     return result
 
 
+def softmax_examples(d_ks=D_KS, n_keys: int = 16, seed: int = 0) -> dict:
+    """每个 d_k 抽一个 query 和 n_keys 个 key（分量 ~ N(0,1)，与 softmax_saturation 同分布），
+    给出这一行分数不缩放与除以 √d_k 后的 softmax 权重：看得见的「一行」，而不是平均值。
+
+    返回 {"d_k": [...], "unscaled": [[n_keys 个权重] per d_k], "scaled": [[...] per d_k]}。
+    """
+    rng = np.random.default_rng(seed)
+    unscaled, scaled = [], []
+    for d_k in d_ks:
+        q = rng.standard_normal(d_k)
+        K = rng.standard_normal((n_keys, d_k))
+        scores = K @ q
+        unscaled.append(softmax(scores, axis=-1).tolist())
+        scaled.append(softmax(scores / np.sqrt(d_k), axis=-1).tolist())
+    return {"d_k": list(d_ks), "unscaled": unscaled, "scaled": scaled}
+
+
 # ---------- 3. 位置编码 ----------
 
 

@@ -65,6 +65,16 @@ class Built:
     def output_numbers(self, label: str) -> list[float]:
         return [float(x) for x in NUMBER.findall(self.output(label))]
 
+    def widgets(self, kind: str) -> list[dict[str, Any]]:
+        """The data embedded in the page for each widget of `kind`, in slide order."""
+        found = re.findall(
+            rf'data-widget="{re.escape(kind)}"[^>]*>'
+            r'<script type="application/json" class="widget-data">(.*?)</script>',
+            self.html,
+            flags=re.S,
+        )
+        return [json.loads(text) for text in found]
+
     def quiz(self, needle: str) -> dict[str, Any]:
         (quiz,) = [q for q in self.values["quizzes"] if needle in q["question"]]
         return quiz
