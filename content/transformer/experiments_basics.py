@@ -240,11 +240,12 @@ def median_seconds(repeats: int, fn, *args) -> float:
 
 
 def attention_cost(ns=(128, 256, 512, 1024, 2048), d: int = 64, seed: int = 0) -> dict:
-    """注意力的计算量与内存随序列长度 n 的变化（NumPy，float32，单头）。全部确定，不计时。
+    """注意力的计算量与内存随序列长度 n 的变化（NumPy，float32，单头）。不计时。
 
-    "score_matrix_bytes" = 4·n²，"attention_flops" = 4·n²·d（QKᵀ 与 权重·V 各 2·n²·d，不含投影），
-    "rnn_flops" = 4·n·d²（每步 x_t W_x 与 h W_h 各 2·d²），"rnn_sequential_steps" = n，
-    "attention_peak_bytes"：tracemalloc 记录的 self_attention_np 峰值内存（NumPy 的分配是确定的）。
+    计数："score_matrix_bytes" = 4·n²，"attention_flops" = 4·n²·d（QKᵀ 与 权重·V 各 2·n²·d，
+    不含投影），"rnn_flops" = 4·n·d²（每步 x_t W_x 与 h W_h 各 2·d²），"rnn_sequential_steps" = n。
+    实测："attention_peak_bytes"：tracemalloc 记录的 self_attention_np 峰值内存
+    （由 n×n 的数组主导；不同进程之间可能相差几百字节）。
     """
     rng = np.random.default_rng(seed)
     result = {"n": list(ns), "d": d, "score_matrix_bytes": [], "attention_flops": []}
