@@ -32,6 +32,8 @@ RENDER_FILES = (
     "divs.py",
     "markdown_ext.py",
     "attributes.py",
+    "rendercells.py",
+    "deckframe.py",
 )
 RENDER_DISTRIBUTIONS = ("markdown", "pymdown-extensions", "pygments", "jinja2")
 
