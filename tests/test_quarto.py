@@ -152,6 +152,36 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
     assert load_lesson(qmd).config.slides.theme == "default"
 
 
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("engine: knitr", "`engine: knitr` is not available: only Python cells run here"),
+        ("jupyter: julia-1.9", "`jupyter: julia-1.9` is not available: only Python cells run"),
+    ],
+)
+def test_another_engine_is_an_error(tmp_path: Path, setting: str, message: str):
+    qmd = write(tmp_path, {"talk.qmd": f"---\n{setting}\n---\n\n## A\n"})
+    with pytest.raises(DeckError) as error:
+        load_lesson(qmd)
+    (found,) = problems(error)
+    assert found.startswith(f"{qmd}:2: error [config] {message}")
+
+
+def test_menu_and_chalkboard_true_are_accepted_false_is_a_warning(tmp_path: Path):
+    text = "---\nformat:\n  revealjs:\n    menu: true\n    chalkboard: true\n---\n\n## A\n"
+    assert warnings_of(write(tmp_path / "a", {"talk.qmd": text})) == []
+    text = text.replace("menu: true", "menu: false").replace(
+        "chalkboard: true", "chalkboard:\n      theme: whiteboard"
+    )
+    qmd = write(tmp_path / "b", {"talk.qmd": text})
+    assert warnings_of(qmd) == [
+        f"{qmd}:4: warning [config] `format.revealjs.menu: false`: the deck's slide menu stays "
+        "available; false is not applied",
+        f"{qmd}:5: warning [config] `format.revealjs.chalkboard: …`: the deck's own chalkboard "
+        "is used; its settings here are not read",
+    ]
+
+
 def test_a_wrong_value_is_an_error_at_its_line(tmp_path: Path):
     text = "---\nformat:\n  revealjs:\n    slide-number: maybe\n---\n\n## A\n"
     qmd = write(tmp_path, {"talk.qmd": text})
@@ -590,6 +620,16 @@ def test_output_location_slide_adds_a_slide_after_its_own(features: Built):
     assert values["slides"] == len(slides_of(features))
     (record,) = [o for o in values["outputs"] if o["text"] == "60\n"]
     assert record["slide"] == 1 + [b for _, b in slides_of(features)].index(out)
+
+
+def test_more_output_locations_fenced_echo_include_and_raw_html(features: Built):
+    body = slide(features, "More cells")
+    assert '<div class="fragment"><pre class="stdout">after a click\n</pre></div>' in body
+    beside = re.search(r'<div class="column fragment">(.*?)</div></div>', body, re.S).group(1)
+    assert "beside, after a click" in beside
+    assert "```{python}" in html.unescape(re.sub(r"<.*?>", "", body))  # echo: fenced
+    assert "never shown" not in body
+    assert '<p class="raw-html">Raw <em>HTML</em></p>' in body
 
 
 def test_eval_false_code_is_shown_and_notes_and_values_work(features: Built):
