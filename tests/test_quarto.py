@@ -432,7 +432,8 @@ def test_the_build_uses_the_qmds_folder_not_a_content_folder(tmp_path: Path):
     qmd = write(tmp_path / "talk", {"mini.qmd": "## A\n\nHello.\n"})
     proc = run_build(tmp_path, str(qmd), "--no-pdf", "--out", str(qmd.parent / "dist"))
     assert proc.returncode == 0, proc.stderr
-    assert (qmd.parent / "dist" / "mini" / "index.html").is_file()
+    page = (qmd.parent / "dist" / "mini" / "index.html").read_text()
+    assert '<html lang="en">' in page  # Quarto's default language
     again = run_build(tmp_path, str(qmd), "--no-pdf", "--out", str(qmd.parent / "dist"))
     assert "mini: up to date" in again.stderr
     (qmd.parent / "notes.txt").write_text("not an input")
