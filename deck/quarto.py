@@ -68,7 +68,8 @@ def load_qmd(path: Path) -> Lesson:
     if errors:
         raise DeckError(errors)
     warnings = tuple(d for d in diagnostics if d.severity != "error")
-    return Lesson(path.stem, path.parent, values, tuple(sections), config, warnings)
+    meta = {**values, "lang": config.lang}  # the page's lang: Quarto's default is en
+    return Lesson(path.stem, path.parent, meta, tuple(sections), config, warnings)
 
 
 def front_matter(

@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote
 
 import jinja2
 
+from deck.deckframe import deck_settings, is_local, media_path, missing_media
 from deck.divs import render_div
 from deck.errors import DeckError, Diagnostic
 from deck.htmltext import highlight_code, plain
-from deck.load import display_path
 from deck.markdown_ext import (
     FOOTNOTE_TOKEN,
     Media,
@@ -61,6 +60,7 @@ from deck.provenance import (
     substitute_values,
     value_span,
 )
+from deck.rendercells import render_cell
 from deck.renderstore import MediaFile, RenderedSlide, RenderStore, SectionRender
 from deck.widgets import DataProblem, checked_data, data_expression, widget_html
 
@@ -117,12 +117,6 @@ def join_cjk_lines(text: str) -> str:
     return CJK_LINE_BREAK.sub("", text)
 
 
-def option_line(cell: Cell, key: str) -> Loc:
-    """The line of a cell's `#| key:` option: options are kept in the order of their lines,
-    one a line, right after the fence."""
-    return Loc(cell.loc.path, cell.loc.line + 1 + list(cell.options).index(key))
-
-
 def new_markdown() -> Any:
     """One Markdown converter per build: creating one compiles many regular expressions."""
     import markdown
@@ -131,18 +125,6 @@ def new_markdown() -> Any:
     md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, pandoc], output_format="html")
     md.pandoc = pandoc
     return md
-
-
-def media_path(src: str) -> str:
-    """Where a local file named in a deck is published, inside the deck's folder: under
-    `media/`, its path as written (`..` as `up`), so it never meets the build's own files."""
-    parts = [{"..": "up"}.get(p, p) for p in PurePosixPath(unquote(src)).parts if p != "."]
-    return "media/" + "/".join(parts)
-
-
-def is_local(src: str) -> bool:
-    parts = urlsplit(src)
-    return bool(src) and not parts.scheme and not parts.netloc and not src.startswith(("/", "#"))
 
 
 @dataclass
@@ -348,111 +330,7 @@ class _SectionRenderer:
         return widget_html(kind, data, fallback, div.loc, div.classes, div.attrs.get("id"))
 
     def cell(self, cell: Cell) -> str:
-        """Code (when echoed) and what it showed, where `output-location` puts it."""
-        result = self.cells.get(id(cell))
-        if cell.replay or result is None or self.option(cell, "include") is False:
-            return ""
-        echo = self.option(cell, "echo")
-        code = ""
-        if echo:
-            text = cell.code.strip("\n")
-            if echo == "fenced":
-                text = f"```{{python}}\n{text}\n```"
-            code = highlight_code(
-                text, "python", self.numbers(cell.options.get("code-line-numbers"))
-            )
-        location = cell.options.get("output-location", "default")
-        if location != "default" and not echo:
-            self.warnings.append(
-                Diagnostic(
-                    cell.loc, "option", "output-location needs the code shown (echo)", "warning"
-                )
-            )
-            location = "default"
-        number = self.number
-        if location == "slide":  # the output's slide comes right after this one
-            self.number += len(self.slide_state.extra) + 1
-        try:
-            shown = self.outputs(cell, result)
-        finally:
-            self.number = number
-        if location == "slide":
-            self.slide_state.extra.append(f'<div class="cell output-location-slide">{shown}</div>')
-            return f'<div class="cell">{code}</div>' if code else ""
-        if location == "fragment" and shown:
-            shown = f'<div class="fragment">{shown}</div>'
-        elif location in ("column", "column-fragment"):
-            fragment = " fragment" if location == "column-fragment" else ""
-            return (
-                '<div class="columns column-output-location">'
-                f'<div class="column">{code}</div><div class="column{fragment}">{shown}</div></div>'
-            )
-        body = code + shown
-        return f'<div class="cell">{body}</div>' if body else ""
-
-    def outputs(self, cell: Cell, result: Any) -> str:
-        shown = self.option(cell, "output")
-        if shown is False:
-            return ""
-        parts = []
-        for output in result.outputs:
-            if output.kind == "warning" and not self.option(cell, "warning"):
-                continue
-            self.records["outputs"].append(
-                {
-                    "label": cell.label,
-                    "loc": str(cell.loc),
-                    "slide": self.number,
-                    "kind": output.kind,
-                    "text": plain(output.data) if output.kind == "html" else output.data,
-                }
-            )
-            if output.kind == "html":
-                parts.append(f'<div class="output">{output.data}</div>')
-            elif shown == "asis":  # printed Markdown, as Quarto's `output: asis` reads it
-                parts.append(self.text(output.data, cell.loc))
-            elif output.kind in ("stdout", "warning", "error"):
-                parts.append(f'<pre class="{output.kind}">{html.escape(output.data)}</pre>')
-            else:
-                parts.append(f'<pre class="output">{html.escape(output.data)}</pre>')
-        for figure in result.figures:
-            parts.append(self.figure(cell, figure.file, figure.width_in, figure.height_in))
-        return "\n".join(parts)
-
-    def figure(self, cell: Cell, file: str, width: float, height: float) -> str:
-        alt = self.fill(cell.options.get("fig-alt") or "")
-        caption = cell.options.get("fig-cap")
-        caption_html = ""
-        if caption:
-            caption_html = self.text(caption, option_line(cell, "fig-cap"), inline=True)
-        if not alt and self.quarto:  # Quarto allows it: a warning, and the caption stands in
-            alt = self.plain(caption_html)
-            what = "its caption is used" if alt else "it has none"
-            message = f"figure has no alt text (`#| fig-alt: …`): {what}"
-            self.warnings.append(Diagnostic(cell.loc, "figure", message, "warning"))
-        elif not alt:
-            self.diagnostics.append(
-                Diagnostic(cell.loc, "figure", "figure has no alt text: add `#| fig-alt: …`")
-            )
-        self.figure_files.append(file)
-        self.records["figures"].append(
-            {
-                "label": cell.label,
-                "file": f"figures/{file}",
-                "caption": self.plain(caption_html),
-                "alt": alt,
-                "loc": str(cell.loc),
-                "slide": self.number,
-            }
-        )
-        img = (
-            f'<img src="figures/{html.escape(file)}" alt="{html.escape(alt)}" '
-            f'style="aspect-ratio:{width}/{height}">'
-        )
-        cap = f"<figcaption>{caption_html}</figcaption>" if caption_html else ""
-        align = cell.options.get("fig-align", "default")
-        klass = f' class="fig-align-{align}"' if align != "default" else ""
-        return f"<figure{klass}>{img}{cap}</figure>"
+        return render_cell(self, cell)
 
     def quiz(self, quiz: Quiz) -> str:
         choices = [self.text(c.text, c.loc, inline=True, wrap=False) for c in quiz.choices]
@@ -738,73 +616,6 @@ def render_lesson(
         tuple(sorted(media.items())),
         tuple(warnings + deck.warnings),
     )
-
-
-def missing_media(lesson: Lesson, part: SectionRender) -> list[Diagnostic]:
-    """A file a cached render names may have gone since: an error at the slide naming it."""
-    return [
-        Diagnostic(m.loc, "media", f"file `{m.source}` not found")
-        for m in part.media
-        if not (lesson.path / m.source).is_file()
-    ]
-
-
-@dataclass
-class DeckSettings:
-    """What the whole deck shows besides its slides: footer, logo, stylesheets, theme."""
-
-    footer: str = ""
-    logo: str = ""
-    stylesheets: list[str] = field(default_factory=list)
-    options: dict[str, Any] = field(default_factory=dict)  # window.deckOptions (deck.js)
-    media: dict[str, Path] = field(default_factory=dict)
-    warnings: list[Diagnostic] = field(default_factory=list)
-    formulas: list[tuple[str, bool]] = field(default_factory=list)  # in the footer
-
-    def typeset(self, katex: KaTeX) -> None:
-        def sub(m: re.Match[str]) -> str:
-            tex, display = self.formulas[int(m.group(1))]
-            return katex.html(tex, display) or html.escape(tex)
-
-        self.footer = MATH_TOKEN.sub(sub, self.footer)
-
-    def frame(self, slide: RenderedSlide) -> str:
-        """The deck's footer (unless the slide has its own) and logo, on every slide, so
-        that printed pages have them too."""
-        out = ""
-        if self.footer and 'class="footer slide-footer"' not in slide.body:
-            out += f'<div class="footer footer-default">{self.footer}</div>'
-        if self.logo:
-            out += f'<img class="slide-logo" src="{html.escape(self.logo)}" alt="">'
-        return out
-
-
-def deck_settings(lesson: Lesson, markdown: Callable[[], Any]) -> DeckSettings:
-    settings = lesson.config.slides
-    deck = DeckSettings(options={"reveal": settings.reveal_options(), "theme": settings.theme})
-    folder_loc = Loc(display_path(lesson.path), 1)
-
-    def local(src: str) -> str:
-        if not is_local(src):
-            return src
-        if not (lesson.path / unquote(src)).is_file():
-            message = f"file `{src}` (front matter) not found in {lesson.path}"
-            deck.warnings.append(Diagnostic(folder_loc, "media", message, "warning"))
-            return src
-        deck.media[media_path(src)] = lesson.path / unquote(src)
-        return quote(media_path(src))
-
-    if settings.footer:
-        md = markdown()
-        md.pandoc.media = Media(image=local)
-        marked, found = extract(settings.footer)
-        deck.formulas = [(tex, display) for tex, display, _ in found]
-        out = md.reset().convert(marked)
-        deck.footer = out[3:-4] if out.startswith("<p>") and out.count("<p>") == 1 else out
-    if settings.logo:
-        deck.logo = local(settings.logo)
-    deck.stylesheets = [local(css) for css in settings.css]
-    return deck
 
 
 def _data_attrs(attrs: dict[str, str]) -> dict[str, str]:

@@ -34,6 +34,8 @@ RENDER_FILES = (
     "attributes.py",
     "provenance.py",
     "widgets.py",
+    "rendercells.py",
+    "deckframe.py",
 )
 RENDER_DISTRIBUTIONS = ("markdown", "pymdown-extensions", "pygments", "jinja2")
 

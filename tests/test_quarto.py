@@ -11,6 +11,8 @@ import html
 import json
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -148,6 +150,36 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
     assert len(found) == len(expected)  # freeze, cache and jupyter: python3 are accepted
     assert "single self-contained file" in next(w for w in found if "embed-resources" in w)
     assert load_lesson(qmd).config.slides.theme == "default"
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("engine: knitr", "`engine: knitr` is not available: only Python cells run here"),
+        ("jupyter: julia-1.9", "`jupyter: julia-1.9` is not available: only Python cells run"),
+    ],
+)
+def test_another_engine_is_an_error(tmp_path: Path, setting: str, message: str):
+    qmd = write(tmp_path, {"talk.qmd": f"---\n{setting}\n---\n\n## A\n"})
+    with pytest.raises(DeckError) as error:
+        load_lesson(qmd)
+    (found,) = problems(error)
+    assert found.startswith(f"{qmd}:2: error [config] {message}")
+
+
+def test_menu_and_chalkboard_true_are_accepted_false_is_a_warning(tmp_path: Path):
+    text = "---\nformat:\n  revealjs:\n    menu: true\n    chalkboard: true\n---\n\n## A\n"
+    assert warnings_of(write(tmp_path / "a", {"talk.qmd": text})) == []
+    text = text.replace("menu: true", "menu: false").replace(
+        "chalkboard: true", "chalkboard:\n      theme: whiteboard"
+    )
+    qmd = write(tmp_path / "b", {"talk.qmd": text})
+    assert warnings_of(qmd) == [
+        f"{qmd}:4: warning [config] `format.revealjs.menu: false`: the deck's slide menu stays "
+        "available; false is not applied",
+        f"{qmd}:5: warning [config] `format.revealjs.chalkboard: …`: the deck's own chalkboard "
+        "is used; its settings here are not read",
+    ]
 
 
 def test_a_wrong_value_is_an_error_at_its_line(tmp_path: Path):
@@ -400,7 +432,8 @@ def test_the_build_uses_the_qmds_folder_not_a_content_folder(tmp_path: Path):
     qmd = write(tmp_path / "talk", {"mini.qmd": "## A\n\nHello.\n"})
     proc = run_build(tmp_path, str(qmd), "--no-pdf", "--out", str(qmd.parent / "dist"))
     assert proc.returncode == 0, proc.stderr
-    assert (qmd.parent / "dist" / "mini" / "index.html").is_file()
+    page = (qmd.parent / "dist" / "mini" / "index.html").read_text()
+    assert '<html lang="en">' in page  # Quarto's default language
     again = run_build(tmp_path, str(qmd), "--no-pdf", "--out", str(qmd.parent / "dist"))
     assert "mini: up to date" in again.stderr
     (qmd.parent / "notes.txt").write_text("not an input")
@@ -590,6 +623,16 @@ def test_output_location_slide_adds_a_slide_after_its_own(features: Built):
     assert record["slide"] == 1 + [b for _, b in slides_of(features)].index(out)
 
 
+def test_more_output_locations_fenced_echo_include_and_raw_html(features: Built):
+    body = slide(features, "More cells")
+    assert '<div class="fragment"><pre class="stdout">after a click\n</pre></div>' in body
+    beside = re.search(r'<div class="column fragment">(.*?)</div></div>', body, re.S).group(1)
+    assert "beside, after a click" in beside
+    assert "```{python}" in html.unescape(re.sub(r"<.*?>", "", body))  # echo: fenced
+    assert "never shown" not in body
+    assert '<p class="raw-html">Raw <em>HTML</em></p>' in body
+
+
 def test_eval_false_code_is_shown_and_notes_and_values_work(features: Built):
     body = slide(features, "Not run")
     assert "this" in body and "fail" in body and "error" not in body
@@ -664,7 +707,8 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Built:
     # as its training cell takes minutes on a busy 2-core machine.
     shutil.copyfile(REFERENCE, root / "attention.qmd")
     (root / "_metadata.yml").write_text("exec:\n  timeout: 3600\n")
-    proc = run_build(root, "attention.qmd")
+    command = [sys.executable, str(ROOT / "build.py"), "attention.qmd"]
+    proc = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=3600)
     assert proc.returncode == 0, proc.stderr
     return Built(root, "attention", proc)
 

@@ -1,0 +1,127 @@
+"""How a cell shows on its slide: its code (when echoed), its outputs and figures, placed
+where `output-location` says (below, as a fragment, in a column beside the code, or on a
+slide of their own after this one)."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from deck.errors import Diagnostic
+from deck.htmltext import highlight_code, plain
+from deck.model import Cell, CellResult, Loc
+
+if TYPE_CHECKING:
+    from deck.render import _SectionRenderer
+
+
+def option_line(cell: Cell, key: str) -> Loc:
+    """The line of a cell's `#| key:` option: options are kept in the order of their lines,
+    one a line, right after the fence."""
+    return Loc(cell.loc.path, cell.loc.line + 1 + list(cell.options).index(key))
+
+
+def render_cell(r: _SectionRenderer, cell: Cell) -> str:
+    """Code (when echoed) and what it showed, where `output-location` puts it."""
+    result = r.cells.get(id(cell))
+    if cell.replay or result is None or r.option(cell, "include") is False:
+        return ""
+    echo = r.option(cell, "echo")
+    code = ""
+    if echo:
+        text = cell.code.strip("\n")
+        if echo == "fenced":
+            text = f"```{{python}}\n{text}\n```"
+        code = highlight_code(text, "python", r.numbers(cell.options.get("code-line-numbers")))
+    location = cell.options.get("output-location", "default")
+    if location != "default" and not echo:
+        r.warnings.append(
+            Diagnostic(cell.loc, "option", "output-location needs the code shown (echo)", "warning")
+        )
+        location = "default"
+    number = r.number
+    if location == "slide":  # the output's slide comes right after this one
+        r.number += len(r.slide_state.extra) + 1
+    try:
+        shown = outputs(r, cell, result)
+    finally:
+        r.number = number
+    if location == "slide":
+        r.slide_state.extra.append(f'<div class="cell output-location-slide">{shown}</div>')
+        return f'<div class="cell">{code}</div>' if code else ""
+    if location == "fragment" and shown:
+        shown = f'<div class="fragment">{shown}</div>'
+    elif location in ("column", "column-fragment"):
+        fragment = " fragment" if location == "column-fragment" else ""
+        return (
+            '<div class="columns column-output-location">'
+            f'<div class="column">{code}</div><div class="column{fragment}">{shown}</div></div>'
+        )
+    body = code + shown
+    return f'<div class="cell">{body}</div>' if body else ""
+
+
+def outputs(r: _SectionRenderer, cell: Cell, result: CellResult) -> str:
+    shown = r.option(cell, "output")
+    if shown is False:
+        return ""
+    parts = []
+    for output in result.outputs:
+        if output.kind == "warning" and not r.option(cell, "warning"):
+            continue
+        r.records["outputs"].append(
+            {
+                "label": cell.label,
+                "loc": str(cell.loc),
+                "slide": r.number,
+                "kind": output.kind,
+                "text": plain(output.data) if output.kind == "html" else output.data,
+            }
+        )
+        if output.kind == "html":
+            parts.append(f'<div class="output">{output.data}</div>')
+        elif shown == "asis":  # printed Markdown, as Quarto's `output: asis` reads it
+            parts.append(r.text(output.data, cell.loc))
+        elif output.kind in ("stdout", "warning", "error"):
+            parts.append(f'<pre class="{output.kind}">{html.escape(output.data)}</pre>')
+        else:
+            parts.append(f'<pre class="output">{html.escape(output.data)}</pre>')
+    for figure in result.figures:
+        parts.append(figure_html(r, cell, figure.file, figure.width_in, figure.height_in))
+    return "\n".join(parts)
+
+
+def figure_html(r: _SectionRenderer, cell: Cell, file: str, width: float, height: float) -> str:
+    alt = r.fill(cell.options.get("fig-alt") or "")
+    caption = cell.options.get("fig-cap")
+    caption_html = ""
+    if caption:
+        caption_html = r.text(caption, option_line(cell, "fig-cap"), inline=True)
+    if not alt and r.quarto:  # Quarto allows it: a warning, and the caption stands in
+        alt = r.plain(caption_html)
+        what = "its caption is used" if alt else "it has none"
+        message = f"figure has no alt text (`#| fig-alt: …`): {what}"
+        r.warnings.append(Diagnostic(cell.loc, "figure", message, "warning"))
+    elif not alt:
+        r.diagnostics.append(
+            Diagnostic(cell.loc, "figure", "figure has no alt text: add `#| fig-alt: …`")
+        )
+    r.figure_files.append(file)
+    r.records["figures"].append(
+        {
+            "label": cell.label,
+            "file": f"figures/{file}",
+            "caption": r.plain(caption_html),
+            "alt": alt,
+            "loc": str(cell.loc),
+            "slide": r.number,
+        }
+    )
+    img = (
+        f'<img src="figures/{html.escape(file)}" alt="{html.escape(alt)}" '
+        f'style="aspect-ratio:{width}/{height}">'
+    )
+    cap = f"<figcaption>{caption_html}</figcaption>" if caption_html else ""
+    align = cell.options.get("fig-align", "default")
+    klass = f' class="fig-align-{align}"' if align != "default" else ""
+    return f"<figure{klass}>{img}{cap}</figure>"
