@@ -81,7 +81,7 @@ class Side:
 
 class BuildFailed(Exception):
     def __init__(self, step: str, result: Run):
-        super().__init__(f"{step}: {result.last_line()}")
+        super().__init__(f"{step}: {result.reason()}")
         self.result = result
 
 
@@ -341,7 +341,8 @@ def main() -> None:
                         nbconvert_repeat(reference, tmp, side)
                 except BuildFailed as exc:
                     side.broken = True
-                    if kind == "reference" and not any(side.samples.values()):
+                    first = not any(side.samples.values())
+                    if kind == "reference" and first and exc.result.code == 2:  # usage error
                         side.note(f"reference deck: not buildable by this checkout ({exc})")
                     else:
                         side.note(f"stopped: {exc}")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
+import json
 import statistics
 import subprocess
+import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,30 +19,43 @@ class Run:
     stdout: str
     stderr: str
 
-    def last_line(self) -> str:
-        lines = [line.strip() for line in (self.stderr or self.stdout).splitlines()]
-        return next((line for line in reversed(lines) if line), f"exit status {self.code}")
+    def reason(self) -> str:
+        """Why it failed, in a line: its error lines (`file:line: error …`), else its last line."""
+        lines = [line.strip() for line in (self.stderr or self.stdout).splitlines() if line.strip()]
+        errors = [line for line in lines if ": error" in line or line.startswith("error")]
+        return "; ".join(errors[:3]) or (lines[-1] if lines else f"exit status {self.code}")
+
+
+# A small parent for each measured process: Linux counts the parent's resident set at the fork
+# in the child's peak, so the measured process must not be forked from this (large) one.
+WRAPPER = """
+import json, os, sys, time
+start = time.perf_counter()
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+seconds = time.perf_counter() - start
+with open(sys.argv[1], "w") as f:
+    json.dump([seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status)], f)
+"""
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
-    """Run `args` to its end. The peak memory comes from wait4's rusage: the maximum resident set
-    size over the process and its descendants that were waited for (a browser's renderers
-    are children of the browser, so they count through it)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err)  # fmt: skip
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: Popen must not wait again
-        out.seek(0)
-        err.seek(0)
+    """Run `args` (args[0] an absolute path) to its end. The peak memory is wait4's rusage: the
+    largest resident set of the process and of every descendant it waited for (a browser's
+    renderers are its children, so they count through it)."""
+    with tempfile.TemporaryDirectory(prefix="deck-bench-run-") as tmp:
+        files = [Path(tmp) / name for name in ("out", "err", "report.json")]
+        with files[0].open("wb") as out, files[1].open("wb") as err:
+            wrapper = [sys.executable, "-S", "-c", WRAPPER, str(files[2]), *args]
+            subprocess.run(wrapper, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                           stderr=err, check=True)  # fmt: skip
+        seconds, peak_kib, code = json.loads(files[2].read_text())
         return Run(
             seconds=seconds,
-            peak_mb=usage.ru_maxrss / 1024,  # KiB on Linux
-            code=proc.returncode,
-            stdout=out.read().decode("utf-8", "replace"),
-            stderr=err.read().decode("utf-8", "replace"),
+            peak_mb=peak_kib / 1024,  # ru_maxrss is in KiB on Linux
+            code=code,
+            stdout=files[0].read_text("utf-8", "replace"),
+            stderr=files[1].read_text("utf-8", "replace"),
         )
 
 
