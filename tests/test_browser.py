@@ -122,13 +122,21 @@ def test_figures_are_vectors_in_the_pdf(mini: Built):
     assert len(listing) == 2, listing  # the header only: no raster image anywhere
 
 
-def test_handout_is_a4_with_notes_page_numbers_and_bookmarks(mini: Built):
+def test_student_handout_has_the_slides_and_no_answers(mini: Built):
     reader = PdfReader(mini.out / "handout.pdf")
+    assert len(reader.pages) == 3  # six slides, two to a page, nothing after them
+    text = pdftotext(mini.out / "handout.pdf")
+    assert "这里讲平方" not in text and "答案" not in text  # no notes, no answer key
+    assert "平方的结果是 144" in text
+
+
+def test_lecturer_notes_are_a4_with_notes_page_numbers_and_bookmarks(mini: Built):
+    reader = PdfReader(mini.out / "notes.pdf")
     # slides never split across pages, two to a page here, then the answer key: 3 + 1 pages
     assert len(reader.pages) == 4
     box = reader.pages[0].mediabox
     assert (round(float(box.width)), round(float(box.height))) == (596, 843)
-    text = pdftotext(mini.out / "handout.pdf")
+    text = pdftotext(mini.out / "notes.pdf")
     assert "这里讲平方：144。" in text  # speaker notes under the slide
     assert "2 / 4" in text  # page numbers
     # pypdf reports some CJK glyphs as their Kangxi-radical twins: compare in NFKC
@@ -138,7 +146,7 @@ def test_handout_is_a4_with_notes_page_numbers_and_bookmarks(mini: Built):
     assert "答案：B. 9" in text  # quiz answers in the (lecturer's) handout
     titles = [item.title for item in reader.outline if not isinstance(item, list)]
     assert titles == ["第一节：基础", "第二节：图", "测验答案"]
-    info = subprocess.run(["pdfinfo", str(mini.out / "handout.pdf")], capture_output=True)
+    info = subprocess.run(["pdfinfo", str(mini.out / "notes.pdf")], capture_output=True)
     assert b"Tagged:          yes" in info.stdout
 
 

@@ -128,8 +128,11 @@ def test_speaker_notes_plan_a_90_minute_class(lesson: Built):
 
 
 def slide_texts(lesson: Built) -> list[str]:
-    """The plain text of every slide in order (its notes included), whitespace collapsed."""
-    sections = re.findall(r"<section .*?</section>", lesson.html, re.S)
+    """The plain text of every slide in order (its notes included), whitespace collapsed.
+    Scripts are left out: a widget's embedded data (thousands of 4-decimal weights) and the
+    provenance popover's cell code are not text a student reads on the slide."""
+    page = re.sub(r"<script\b.*?</script>", " ", lesson.html, flags=re.S)
+    sections = re.findall(r"<section .*?</section>", page, re.S)
     texts = [html.unescape(re.sub(r"<[^>]+>", " ", s)) for s in sections]
     return [re.sub(r"\s+", " ", t) for t in texts]
 
