@@ -6,4 +6,4 @@ bash setup.sh --no-build
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest -n 2 "$@"
