@@ -26,13 +26,17 @@ EXPERIMENTS = [
     ("experiments_basics", "permutation_equivariance"),
     ("experiments_basics", "relative_position_check"),
     ("experiments_basics", "pe_similarity_vs_distance"),
+    ("experiments_basics", "rnn_gradient_spread"),
     ("experiments_basics", "attention_cost"),
-    ("experiments_pretrained", "it_animal_attention"),
+    ("experiments_basics", "attention_timing"),
+    ("experiments_pretrained", "coreference_control"),
     ("experiments_pretrained", "head_patterns"),
     ("experiments_training", "head_ablation"),
     ("experiments_training", "residual_ablation"),
-    ("experiments_training", "layernorm_activation_stats"),
+    ("encoder_demo", "residual_at_initialisation"),
+    ("experiments_training", "layernorm_comparison"),
     ("experiments_training", "pe_ablation"),
+    ("experiments_training", "pe_extrapolation"),
 ]
 
 

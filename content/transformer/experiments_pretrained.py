@@ -1,4 +1,4 @@
-"""用真实的 all-MiniLM-L6-v2 看注意力：「it」指向谁，各个头在做什么。
+"""用真实的 all-MiniLM-L6-v2 看注意力：「it」指向谁（带对照句），各个头在做什么。
 
 层号、头号都从 0 开始计数。返回值都是普通数据（可 JSON 序列化）。
 """
@@ -11,36 +11,6 @@ IT_SENTENCE = "The animal didn't cross the street because it was too tired"
 # 对照句：只改最后一个词，"it" 就指 street 了
 CONTROL_SENTENCE = "The animal didn't cross the street because it was too wide"
 CAT_SENTENCE = "The cat sat on the mat"
-
-
-def it_animal_attention(sentence: str = IT_SENTENCE) -> dict:
-    """每层每个头里，「it」对「animal」和「street」的注意力权重，以及最关注「animal」的那个头。
-
-    返回 {"tokens", "query", "to_animal": L×H, "to_street": L×H, "layer_mean_to_animal": [L],
-          "heads_preferring_animal": int, "top": {"layer", "head", "to_animal", "to_street"},
-          "top_head_weights": n×n（该头的完整权重矩阵，画热力图用）}
-    """
-    result = analyze(sentence)
-    tokens = result.tokens
-    it, animal, street = tokens.index("it"), tokens.index("animal"), tokens.index("street")
-    to_animal = result.attentions[:, :, it, animal]  # (layers, heads)
-    to_street = result.attentions[:, :, it, street]
-    layer, head = np.unravel_index(np.argmax(to_animal), to_animal.shape)
-    return {
-        "tokens": tokens,
-        "query": it,
-        "to_animal": to_animal.tolist(),
-        "to_street": to_street.tolist(),
-        "layer_mean_to_animal": to_animal.mean(axis=1).tolist(),
-        "heads_preferring_animal": int((to_animal > to_street).sum()),
-        "top": {
-            "layer": int(layer),
-            "head": int(head),
-            "to_animal": float(to_animal[layer, head]),
-            "to_street": float(to_street[layer, head]),
-        },
-        "top_head_weights": result.attentions[layer, head].tolist(),
-    }
 
 
 def coreference_control(sentence: str = IT_SENTENCE, control: str = CONTROL_SENTENCE) -> dict:

@@ -227,7 +227,11 @@ def test_background_cost_table(lesson: Built):
 
 
 def test_recap_lines(lesson: Built):
-    assert lesson.number('cost["rnn_sequential_steps"][-1]') == lesson.number("cost_n[-1]")
+    n = lesson.number("cost_n[-1]")
+    assert lesson.number('cost["rnn_sequential_steps"][-1]') == n
+    d = inspect.signature(attention_cost).parameters["d"].default
+    flops = "f\"{cost['attention_flops'][-1] / cost['rnn_flops'][-1]:.0f}\""
+    assert lesson.number(flops) == (4 * n * n * d) / (4 * n * d * d)  # n / d
     assert lesson.number("f\"{perm_run['error_without_pe']:.0e}\"") < 1e-5
     # the residual line quotes section 5's measurement at initialisation
     assert lesson.inline('f"{sim_without:.3f}"') == lesson.inline('f"{sim_without[-1]:.3f}"', "05")
