@@ -121,14 +121,37 @@ def deck_repeat(source: Path, tmp: Path, side: Side, serve: bool, n: int) -> Non
     common = [*target, "--out", str(out), "--figures", str(tmp / "figures")]
     common += ["--cache", str(tmp / "cache")]
     edits.add_constant(copy)
-    builds = []
+    peaks: list[float] = []
+    try:
+        build_all(copy, name, common, tmp, side, peaks)
+    finally:
+        if peaks:  # a failed build's peak counts too
+            side.samples["peak_mb"].append(max(peaks))
+    if serve:
+        try:
+            seconds = serve_latency(copy, name, tmp, n)
+            side.samples["serve"].append(seconds)
+            say(f"    {'--serve reload':<28} {seconds:8.2f} s")
+        except Exception as exc:  # the preview of a .qmd may not exist yet in this checkout
+            side.note(f"--serve not measured: {type(exc).__name__}: {exc}")
+
+
+def build_all(
+    copy: Path, name: str, common: list[str], tmp: Path, side: Side, peaks: list[float]
+) -> None:
+    """The builds of one repeat, in order; each scenario's time goes into `side`."""
 
     def build(step: str, *extra: str) -> Run:
-        builds.append(deck_build(common, tmp, step, extra))
-        return builds[-1]
+        try:
+            result = deck_build(common, tmp, step, extra)
+        except BuildFailed as exc:
+            peaks.append(exc.result.peak_mb)
+            raise
+        peaks.append(result.peak_mb)
+        return result
 
     side.samples["cold"].append(build("cold, with PDFs").seconds)
-    side.slides = edits.slide_count(out / name / "index.html")
+    side.slides = edits.slide_count(tmp / "dist" / name / "index.html")
     for key, step, extra in [
         ("nochange_pdf", "no-change, with PDFs", ()),
         ("prose_pdf", "prose edit, with PDFs", ()),
@@ -146,14 +169,6 @@ def deck_repeat(source: Path, tmp: Path, side: Side, serve: bool, n: int) -> Non
             continue
         side.samples[key].append(result.seconds)
         check(key, result, side, tmp)
-    side.samples["peak_mb"].append(max(b.peak_mb for b in builds))
-    if serve:
-        try:
-            seconds = serve_latency(copy, name, tmp, n)
-            side.samples["serve"].append(seconds)
-            say(f"    {'--serve reload':<28} {seconds:8.2f} s")
-        except Exception as exc:  # the preview of a .qmd may not exist yet in this checkout
-            side.note(f"--serve not measured: {type(exc).__name__}: {exc}")
 
 
 def check(key: str, result: Run, side: Side, tmp: Path) -> None:

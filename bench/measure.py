@@ -73,4 +73,5 @@ def summary(values: list[float], unit: str = "s") -> str:
 def ratio(deck: list[float], other: list[float]) -> str:
     if not deck or not other or statistics.median(other) == 0:
         return "n/a"
-    return f"{statistics.median(deck) / statistics.median(other):.2f}×"
+    value = statistics.median(deck) / statistics.median(other)
+    return f"{value:.2f}×" if value >= 0.1 else f"{value:.1g}×" if value >= 0.001 else "<0.001×"
