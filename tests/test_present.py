@@ -13,10 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Frame, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Frame, Page
 from pypdf import PdfReader
 
-from deck.pdf import launch
 from fixture_build import Built, run_build
 
 pytestmark = pytest.mark.browser
@@ -137,21 +136,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     proc = run_build(root, "present", "--no-pdf", "--single-file")
     assert proc.returncode == 0, proc.stderr
     return Built(root, "present", proc)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    yield context
-    context.close()
 
 
 def open_deck(context: BrowserContext, url: str, errors: list[str] | None = None) -> Page:

@@ -773,18 +773,6 @@ def test_reference_deck_figures_and_values(reference: Built):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    from deck.pdf import launch
-
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture(scope="module")
 def page(browser, features: Built):  # noqa: ANN001 - Playwright's browser
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     errors: list[str] = []

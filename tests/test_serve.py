@@ -16,11 +16,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from deck.errors import DeckError, Diagnostic
 from deck.model import Loc
-from deck.pdf import launch
 from deck.pipeline import Options, build
 from deck.serve import STATUS, Preview, measure_reload_latency, running
 from fixture_build import ROOT, copy_fixture
@@ -315,14 +314,6 @@ def test_files_a_cell_writes_into_the_lesson_do_not_trigger_rebuilds(tmp_path: P
 
 
 # ---- in Chromium -----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        b = launch(playwright)
-        yield b
-        b.close()
 
 
 @pytest.fixture

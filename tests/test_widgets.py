@@ -17,10 +17,9 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, sync_playwright
+from playwright.sync_api import BrowserContext, Locator, Page
 
 from catalogue import write_lesson
-from deck.pdf import launch
 from deck.provenance import Bindings, shown_producers, used_names
 from deck.widgets import KINDS, DataProblem, checked_data, data_expression, directive_problem
 from fixture_build import Built, run_build
@@ -396,21 +395,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     proc = run_build(root, "widgets", "--no-pdf", "--single-file")
     assert proc.returncode == 0, proc.stderr
     return Built(root, "widgets", proc)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    yield context
-    context.close()
 
 
 @pytest.fixture
