@@ -8,6 +8,7 @@ from pathlib import Path
 
 # PDF file → the layout `window.deckHandout(kind)` makes of the slides ("": slides as they are)
 PDFS = {"slides.pdf": "", "handout.pdf": "student", "notes.pdf": "lecturer"}
+SHOWS_NOTES = {"lecturer"}  # the layouts that print the speaker notes
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import time
 from collections.abc import Callable
@@ -20,13 +21,13 @@ from deck.errors import DeckError, Diagnostic
 from deck.execute import Job, OnProgress, run_sections
 from deck.load import load_lesson
 from deck.model import Lesson, SectionResult
-from deck.options import PDFS, Options, Report
+from deck.options import PDFS, SHOWS_NOTES, Options, Report
 from deck.progress import ProgressDisplay
 from deck.publish import Target, new_build_id, publish
 from deck.render import RenderedDeck, render_lesson
 
 Log = Callable[[str], None]
-PDF_RECORD = ".build-stamp"  # in dist/<lesson>: the deck hash the PDFs were printed from
+PDF_RECORD = ".build-stamp"  # in dist/<lesson>: what each PDF was printed from, and its digest
 
 
 def build(names: list[str], options: Options, log: Log, progress: object = None) -> Report:
@@ -130,12 +131,39 @@ def execute(
     return results
 
 
-def tree_hash(folder: Path) -> str:
-    """A hash of every file's path and bytes (and of the printer): equal hashes print equal PDFs."""
-    h = hashlib.sha256((Path(__file__).parent / "pdf.py").read_bytes())
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
+# Speaker notes, as slide.html.j2 writes them: the last thing in a slide's <section>.
+NOTES = re.compile(r'<aside class="notes">.*?</aside>\n</section>', re.S)
+
+
+def pdf_inputs(folder: Path) -> dict[str, str]:
+    """For each PDF, a hash of what it is printed from: the printer, every file of the deck, and
+    index.html as that PDF shows it. Only the lecturer's notes show speaker notes, so an edit
+    of the notes alone leaves the hashes of slides.pdf and handout.pdf as they were. Equal
+    hashes print equal PDFs."""
+    base = hashlib.sha256((Path(__file__).parent / "pdf.py").read_bytes())
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "index.html"):
+        base.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    html = (folder / "index.html").read_bytes().decode("utf-8")
+    without_notes = NOTES.sub("</section>", html)
+    if without_notes.count("<aside") != html.count("<aside") - html.count('<aside class="notes">'):
+        without_notes = html  # notes written some other way: every PDF depends on all of it
+    hashes = {}
+    for name, kind in PDFS.items():
+        h = base.copy()
+        h.update(f"\0{name}\0{kind}\0".encode())
+        h.update((html if kind in SHOWS_NOTES else without_notes).encode())
+        hashes[name] = h.hexdigest()
+    return hashes
+
+
+# Chromium stamps each PDF with the time it was printed; the rest of its bytes follow the deck.
+PDF_DATES = re.compile(rb"/(CreationDate|ModDate) \(D:[0-9+'Z-]+\)")
+
+
+def pdf_digest(path: Path) -> str:
+    """The digest of a PDF but for its dates: equal for two prints of the same deck, so the
+    build record stays byte-identical between clean builds; any other edit changes it."""
+    return hashlib.sha256(PDF_DATES.sub(b"/\\1 (D:0)", path.read_bytes())).hexdigest()
 
 
 def write(
@@ -167,14 +195,18 @@ def write(
             (staging / published).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, staging / published)
         (staging / "index.html").write_text(deck.html, "utf-8")
-        stamp = tree_hash(staging)
+        inputs = pdf_inputs(staging)
         values = json.dumps(deck.values, ensure_ascii=False, indent=1)
         (staging / "values.json").write_text(values + "\n", "utf-8")
         report.seconds["write"] = time.perf_counter() - t0
         warnings, pdfs = write_pdfs(
-            out.path, staging, stamp, len(deck.slides), options, log, report
+            out.path, staging, inputs, len(deck.slides), options, log, report, progress
         )
-        record = {"hash": stamp, "pdfs": pdfs, "warnings": warnings}
+        record = {
+            "inputs": {name: inputs[name] for name in pdfs},
+            "digests": {name: pdf_digest(staging / name) for name in pdfs},
+            "warnings": warnings,
+        }
         (staging / PDF_RECORD).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
         if options.single_file:
             from deck.singlefile import inline_deck
@@ -203,57 +235,75 @@ def previous_build(out: Path) -> dict:
 def write_pdfs(
     out: Path,
     staging: Path,
-    stamp: str,
+    inputs: dict[str, str],
     slides: int,
     options: Options,
     log: Log,
     report: Report,
     progress: object = None,
 ) -> tuple[list[str], list[str]]:
-    """Print the PDFs, or keep the previous ones when the deck is byte-for-byte the same.
+    """Print the PDFs whose input changed; keep the others from the previous build.
 
-    Returns the layout warnings (slides that overflow), kept with the build so that an
-    unchanged rebuild repeats them without opening a browser, and the PDFs now in `staging`.
-    Without PDFs (`--no-pdf`), PDFs printed from another deck are dropped, never kept as if
-    they showed this one.
+    A PDF is kept when it was printed from the same input (`pdf_inputs`) and is still the file
+    that build wrote (its digest). Returns the layout warnings (slides that overflow), kept
+    with the build so that a rebuild that does not print the slides repeats them, and the PDFs
+    now in `staging`. Without PDFs (`--no-pdf`), PDFs printed from another deck are dropped,
+    never kept as if they showed this one.
     """
     previous = previous_build(out)
-    names = list(PDFS)
-    same_deck = previous.get("hash") == stamp
-    kept = [n for n in previous.get("pdfs", []) if n in PDFS and (out / n).is_file()]
-    if same_deck and (kept == names or (not options.pdf and kept)):
-        for n in kept:
-            shutil.copyfile(out / n, staging / n)
-        warnings = [w for w in previous.get("warnings", []) if isinstance(w, str)]
-        for warning in warnings:
-            log(warning)
-        report.warnings.extend(warnings)
-        log(f"  kept    {', '.join(kept)} (deck unchanged)")
-        return warnings, kept
+    old_inputs = previous.get("inputs") if isinstance(previous.get("inputs"), dict) else {}
+    digests = previous.get("digests") if isinstance(previous.get("digests"), dict) else {}
+    kept = []
+    for name in PDFS:
+        path = out / name
+        if old_inputs.get(name) == inputs[name] and path.is_file():
+            if digests.get(name) == pdf_digest(path):
+                shutil.copyfile(path, staging / name)
+                kept.append(name)
+    old_warnings = [w for w in previous.get("warnings", []) if isinstance(w, str)]
+    if kept:
+        log(f"  kept    {', '.join(kept)} (printed from the same deck)")
     if not options.pdf:
-        stale = [n for n in names if (out / n).exists()]
+        stale = [n for n in PDFS if n not in kept and (out / n).exists()]
         if stale:
             log(
                 f"  removed {', '.join(stale)}: printed from an earlier deck "
                 "(build without --no-pdf to print them again)"
             )
-        return [], []
+        warnings = old_warnings if "slides.pdf" in kept else []
+        for warning in warnings:
+            log(warning)
+        report.warnings.extend(warnings)
+        return warnings, kept
+    todo = [name for name in PDFS if name not in kept]
+    if not todo:
+        for warning in old_warnings:
+            log(warning)
+        report.warnings.extend(old_warnings)
+        return old_warnings, kept
     from deck.pdf import PrintJob, print_pdfs
 
     t0 = time.perf_counter()
-    jobs = [PrintJob(staging / name, kind) for name, kind in PDFS.items()]
+    jobs = [PrintJob(staging / name, PDFS[name]) for name in todo]
+    done: list[str] = []
+
+    def printed(name: str) -> None:
+        done.append(name)
+        if isinstance(progress, ProgressDisplay):
+            progress.update("pdf", f"{len(done)}/{len(todo)} done ({', '.join(done)})")
+
     if isinstance(progress, ProgressDisplay):
-        progress.start("pdf", f"printing {', '.join(names)}")
+        progress.start("pdf", f"printing {', '.join(todo)}")
     try:
-        overflows = print_pdfs(staging / "index.html", jobs, slides)
+        overflows = print_pdfs(staging / "index.html", jobs, slides, printed)
     finally:
         if isinstance(progress, ProgressDisplay):
             progress.stop("pdf")
-    warnings = [str(overflow) for overflow in overflows]
+    warnings = [str(o) for o in overflows] if "slides.pdf" in todo else old_warnings
     for warning in warnings:
         log(warning)
     report.warnings.extend(warnings)
-    report.printed.extend(names)
+    report.printed.extend(todo)
     report.seconds["pdf"] = time.perf_counter() - t0
-    log(f"  printed {', '.join(names)} ({time.perf_counter() - t0:.1f} s)")
-    return warnings, names
+    log(f"  printed {', '.join(todo)} ({time.perf_counter() - t0:.1f} s)")
+    return warnings, [name for name in PDFS if name in kept or name in todo]

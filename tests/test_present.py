@@ -397,6 +397,33 @@ def test_handout_without_kind_is_the_lecturers(browser, built, tmp_path):
     assert EXPLANATION in pdf_text(path)
 
 
+def test_one_page_lays_out_one_handout_after_another_as_fresh_pages_do(browser, built):
+    """pdf.py prints the slides and then each handout from one loaded page."""
+    state = """() => [document.querySelector('.reveal .slides').innerHTML,
+        document.querySelectorAll('.handout-key').length, document.documentElement.className,
+        document.documentElement.dataset.handoutSheets || '',
+        [...document.querySelectorAll('style')].filter(s => /@page/.test(s.textContent)).length]"""
+
+    def page_with(*kinds: str) -> tuple[list, list]:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto((built.out / "index.html").as_uri() + "?print-pdf")
+        page.wait_for_function("document.documentElement.dataset.pdfReady === 'true'")
+        first = page.evaluate(state)
+        for kind in kinds:
+            page.evaluate(f"window.deckHandout({kind!r})")
+        last = page.evaluate(state)
+        page.close()
+        return first, last
+
+    print_layout, student = page_with("student")
+    _, lecturer = page_with("lecturer")
+    _, student_after_lecturer = page_with("lecturer", "student")
+    _, lecturer_after_student = page_with("student", "lecturer")
+    assert student_after_lecturer == student and lecturer_after_student == lecturer
+    assert student[1] == 0 and lecturer[1] == 1  # the answer key only in the lecturer's
+    assert student[0] != lecturer[0] != print_layout[0]
+
+
 # ---- navigation --------------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from catalogue import assert_failed_cleanly, outputs, stray, tree, write_lesson
-from deck.options import Options
+from deck.options import PDFS, Options
 from deck.publish import Target, clean_leftovers, journal_path, publish
 from deck.runner import build
 from fixture_build import ROOT, copy_fixture, run_build
@@ -256,6 +256,51 @@ def test_no_pdf_keeps_pdfs_of_the_same_deck_and_drops_stale_ones(tmp_path: Path)
     assert "removed slides.pdf, handout.pdf, notes.pdf" in proc.stderr
 
 
+def test_a_notes_edit_reprints_only_the_lecturers_notes(tmp_path: Path):
+    write_lesson(tmp_path, SIMPLE)
+    opts = options(tmp_path, pdf=True)
+    first = build(["cat"], opts, lambda _: None)
+    assert first.printed == ["slides.pdf", "handout.pdf", "notes.pdf"]
+    out = tmp_path / "dist/cat"
+    before = {n: (out / n).read_bytes() for n in first.printed}
+    section = tmp_path / "content/cat/01-a.md"
+    section.write_text(section.read_text().replace("讲稿", "新的讲稿"))  # speaker notes only
+    notes = build(["cat"], opts, lambda _: None)
+    assert notes.printed == ["notes.pdf"] and notes.published
+    assert (out / "slides.pdf").read_bytes() == before["slides.pdf"]
+    assert (out / "handout.pdf").read_bytes() == before["handout.pdf"]
+    assert (out / "notes.pdf").read_bytes() != before["notes.pdf"]
+    section.write_text(section.read_text().replace("答案是", "结果是"))  # what the slide says
+    prose = build(["cat"], opts, lambda _: None)
+    assert prose.printed == ["slides.pdf", "handout.pdf", "notes.pdf"]
+
+
+def test_a_kept_pdf_edited_by_hand_is_printed_again(tmp_path: Path):
+    write_lesson(tmp_path, SIMPLE)
+    opts = options(tmp_path, pdf=True)
+    build(["cat"], opts, lambda _: None)
+    out = tmp_path / "dist/cat"
+    good = (out / "slides.pdf").read_bytes()
+    (out / "slides.pdf").write_bytes(good[:-100])  # damaged after the build
+    section = tmp_path / "content/cat/01-a.md"
+    section.write_text(section.read_text().replace("讲稿", "新的讲稿"))  # notes only
+    again = build(["cat"], opts, lambda _: None)
+    assert again.printed == ["slides.pdf", "notes.pdf"]
+    fresh = (out / "slides.pdf").read_bytes()
+    assert len(fresh) == len(good) and fresh.rstrip().endswith(b"%%EOF")
+
+
+def test_pdf_jobs_are_dealt_to_one_page_per_core_slides_first():
+    from deck.pdf import PrintJob, lanes
+
+    slides, student, lecturer = (PrintJob(Path(n), k) for n, k in PDFS.items())
+    assert lanes([slides, student, lecturer], 2) == [[slides, lecturer], [student]]
+    assert lanes([lecturer, student, slides], 2) == [[slides, student], [lecturer]]
+    assert lanes([student, lecturer, slides], 1) == [[slides, student, lecturer]]
+    assert lanes([student, lecturer, slides], 8) == [[slides], [student], [lecturer]]
+    assert lanes([lecturer], 2) == [[lecturer]]
+
+
 # ---- the no-change build and what a build reports -------------------------------------------
 
 
@@ -265,8 +310,7 @@ def options(root: Path, **kw: object) -> Options:
         out=root / "dist",
         figures=root / "figures",
         cache=root / ".cache",
-        pdf=False,
-        **kw,
+        **{"pdf": False, **kw},
     )
 
 

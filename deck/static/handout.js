@@ -5,7 +5,8 @@
 //   deckHandout("lecturer") slides, speaker notes with their minutes, and an answer key at the
 //                           end (answer, explanation, the file:line behind each quiz).
 // Slides stay vector (CSS zoom). Items are packed onto pages by their measured height, two
-// slides to a page wherever they fit. `deckHandout()` alone means "lecturer".
+// slides to a page wherever they fit. `deckHandout()` alone means "lecturer". Each call starts
+// from the print layout, so one page can lay out (and print) one handout after another.
 (function () {
   "use strict";
   // A4 at 96 px/in minus the printer's margins (15 mm each side, 14 mm top, 16 mm bottom).
@@ -162,14 +163,34 @@
     });
   }
 
+  // The print layout as it was before the first handout, so that one loaded page can print
+  // the slides and then each handout in turn (`deckHandout` starts from it every time).
+  var saved = null;
+
+  function restore() {
+    var root = document.documentElement;
+    root.classList.remove("deck-handout", "deck-handout-student", "deck-handout-lecturer");
+    delete root.dataset.handoutSheets;
+    document.querySelectorAll(".handout-key").forEach(function (key) { key.remove(); });
+    var fresh = saved.slides.cloneNode(true);
+    document.querySelector(".reveal .slides").replaceWith(fresh);
+    saved.styles.forEach(function (style) { document.head.appendChild(style); });
+  }
+
   window.deckHandout = function (kind, options) {
     kind = KINDS[kind] ? kind : "lecturer";
     var height = (options && options.pageHeight) || PAGE.height;
     var root = document.documentElement;
+    if (saved) {
+      restore();
+    } else {
+      saved = { slides: document.querySelector(".reveal .slides").cloneNode(true), styles: [] };
+      document.querySelectorAll("style").forEach(function (style) {
+        if (/@page/.test(style.textContent)) saved.styles.push(style);
+      });
+    }
     root.classList.add("deck-handout", "deck-handout-" + kind);
-    document.querySelectorAll("style").forEach(function (style) {
-      if (/@page/.test(style.textContent)) style.remove();
-    });
+    saved.styles.forEach(function (style) { style.remove(); });
     var container = document.querySelector(".reveal .slides");
     var pages = Array.prototype.slice.call(container.querySelectorAll(".pdf-page"));
     var total = pages.reduce(function (s, p) { return s + minutes(p.querySelector("section")); }, 0);
