@@ -9,6 +9,7 @@ progress.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -67,7 +68,16 @@ class Progress:
 OnProgress = Callable[[Progress], None]
 
 
-def job_spec(lesson: Lesson, job: Job) -> dict[str, Any]:
+def threads_per_worker(workers: int) -> int:
+    """Math-library threads (OpenMP, MKL, OpenBLAS) for each section worker: the machine's cores
+    shared among the workers that may run at once. It depends on `--jobs` only, never on how
+    many sections happen to run, so a section computes the same bits alone as beside others.
+    (Waiting OpenMP threads spin: two workers of two threads each on two cores oversubscribe.)
+    A thread count set in the environment is kept."""
+    return max(1, (os.cpu_count() or 1) // max(1, workers))
+
+
+def job_spec(lesson: Lesson, job: Job, threads: int = 1) -> dict[str, Any]:
     settings = lesson.config.exec
     seen: set[str] = set()
     inlines = []
@@ -84,6 +94,7 @@ def job_spec(lesson: Lesson, job: Job) -> dict[str, Any]:
         "timeout": settings.timeout,
         "memory_mb": settings.memory_mb,
         "output_limit": settings.output_limit,
+        "threads": threads,
         "lesson_dir": str(lesson.path.resolve()),
         "figure_dir": str(job.figure_dir.resolve()),
         "cells": [
@@ -108,9 +119,10 @@ def run_section(
     job: Job,
     verbose: bool = False,
     on_progress: OnProgress | None = None,
+    threads: int = 1,
 ) -> SectionResult | Diagnostic:
     """Run one section in a fresh worker process; figures land in `job.figure_dir`."""
-    spec = job_spec(lesson, job)
+    spec = job_spec(lesson, job, threads)
     staging = job.figure_dir.with_name(staging_name(job.key))
     shutil.rmtree(staging, ignore_errors=True)
     spec["figure_dir"] = str(staging.resolve())
@@ -239,7 +251,7 @@ def run_sections(
 
     def one(job: Job) -> tuple[SectionResult | Diagnostic, float]:
         t0 = time.perf_counter()
-        outcome = run_section(lesson, job, verbose, on_progress)
+        outcome = run_section(lesson, job, verbose, on_progress, threads_per_worker(workers))
         return outcome, time.perf_counter() - t0
 
     results: dict[str, SectionResult | Diagnostic] = {}

@@ -395,9 +395,16 @@ def run_job(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     return result.to_json()
 
 
+# The thread pools of the math libraries a cell may import (deck.execute.threads_per_worker).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
 def main() -> None:
     job_path, result_path, events_fd = sys.argv[1], sys.argv[2], int(sys.argv[3])
     job = json.loads(Path(job_path).read_text("utf-8"))
+    if not any(name in os.environ for name in THREAD_VARIABLES):  # else the user's choice
+        for name in THREAD_VARIABLES:  # read when torch or numpy is imported, in the cells
+            os.environ[name] = str(job.get("threads", 1))
     channel = Channel(events_fd)
     result = run_job(job, channel)
     text = json.dumps(result, ensure_ascii=False)

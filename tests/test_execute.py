@@ -255,3 +255,37 @@ def test_progress_reports_each_step_with_its_line(tmp_path: Path):
     }
     starts = [e.started for e in events]
     assert starts == sorted(starts)
+
+
+def test_workers_share_the_cores_and_keep_a_thread_count_set_by_the_user(tmp_path, monkeypatch):
+    """Two workers on two cores get one math-library thread each (OpenMP threads spin while
+    waiting: more would oversubscribe); how many sections run does not matter, only --jobs."""
+    import os
+
+    from deck.execute import threads_per_worker
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert [threads_per_worker(n) for n in (1, 2, 3)] == [2, 1, 1]
+    monkeypatch.undo()
+    folder = tmp_path / "lesson"
+    folder.mkdir()
+    (folder / "lesson.yml").write_text("title: t\n")
+    (folder / "01-s.md").write_text(
+        "## A\n\n```{python}\nimport torch\nn = torch.get_num_threads()\n```\n\n`{python} n`\n"
+    )
+    lesson = load_lesson(folder)
+
+    def threads(workers: int) -> str:
+        outcome = run_sections(
+            lesson, [Job(lesson.sections[0], "k", tmp_path / "f")], workers, lambda *_: None
+        )
+        result = outcome["01-s"]
+        assert isinstance(result, SectionResult), result
+        return result.inline["n"]
+
+    cores = os.cpu_count() or 1
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert threads(1) == str(cores)
+    assert threads(cores) == "1"
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # (torch takes no more threads than cores)
+    assert threads(1) == "1"
