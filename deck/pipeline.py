@@ -141,9 +141,10 @@ def pdf_inputs(folder: Path) -> dict[str, str]:
     of the notes alone leaves the hashes of slides.pdf and handout.pdf as they were. Equal
     hashes print equal PDFs."""
     base = hashlib.sha256((Path(__file__).parent / "pdf.py").read_bytes())
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "index.html"):
+    page = folder / "index.html"
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p != page):
         base.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
-    html = (folder / "index.html").read_bytes().decode("utf-8")
+    html = page.read_bytes().decode("utf-8")
     without_notes = NOTES.sub("</section>", html)
     if without_notes.count("<aside") != html.count("<aside") - html.count('<aside class="notes">'):
         without_notes = html  # notes written some other way: every PDF depends on all of it
