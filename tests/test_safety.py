@@ -18,6 +18,7 @@ import pytest
 
 from catalogue import assert_failed_cleanly, outputs, stray, tree, write_lesson
 from deck.options import PDFS, Options
+from deck.pipeline import pdf_digest
 from deck.publish import Target, clean_leftovers, journal_path, publish
 from deck.runner import build
 from fixture_build import ROOT, copy_fixture, run_build
@@ -270,6 +271,13 @@ def test_a_notes_edit_reprints_only_the_lecturers_notes(tmp_path: Path):
     assert (out / "slides.pdf").read_bytes() == before["slides.pdf"]
     assert (out / "handout.pdf").read_bytes() == before["handout.pdf"]
     assert (out / "notes.pdf").read_bytes() != before["notes.pdf"]
+    # The PDFs kept are what a clean build of the edited lesson prints (dates apart).
+    clean = tmp_path / "clean"
+    write_lesson(clean, SIMPLE)
+    (clean / "content/cat/01-a.md").write_text(section.read_text())
+    build(["cat"], options(clean, pdf=True), lambda _: None)
+    for name in PDFS:
+        assert pdf_digest(clean / "dist/cat" / name) == pdf_digest(out / name), name
     section.write_text(section.read_text().replace("答案是", "结果是"))  # what the slide says
     prose = build(["cat"], opts, lambda _: None)
     assert prose.printed == ["slides.pdf", "handout.pdf", "notes.pdf"]
