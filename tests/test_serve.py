@@ -129,6 +129,9 @@ def cli(root: Path, *args: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # As from a terminal: a test run started in the background (`bash test.sh &`) passes
+        # SIGINT on ignored, and the CLI would then rightly not stop on Ctrl-C.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
