@@ -133,26 +133,54 @@ def execute(
 
 # Speaker notes, as slide.html.j2 writes them: the last thing in a slide's <section>.
 NOTES = re.compile(r'<aside class="notes">.*?</aside>\n</section>', re.S)
+HANDOUT = '<div class="handout">'  # a `::: handout` block: shown in the handouts only
+DIV = re.compile(r"<div\b|</div>")
+
+
+def without_notes(html: str) -> str | None:
+    """The page without its speaker notes; None when they are not written as expected."""
+    stripped = NOTES.sub("</section>", html)
+    if stripped.count("<aside") != html.count("<aside") - html.count('<aside class="notes">'):
+        return None
+    return stripped
+
+
+def without_handout_blocks(html: str) -> str | None:
+    """The page without its `::: handout` blocks; None when one does not close."""
+    parts, at = [], 0
+    while (start := html.find(HANDOUT, at)) >= 0:
+        depth, end = 0, -1
+        for tag in DIV.finditer(html, start):
+            depth += 1 if tag.group() != "</div>" else -1
+            if depth == 0:
+                end = tag.end()
+                break
+        if end < 0:
+            return None
+        parts.append(html[at:start])
+        at = end
+    return "".join(parts) + html[at:]
 
 
 def pdf_inputs(folder: Path) -> dict[str, str]:
     """For each PDF, a hash of what it is printed from: the printer, every file of the deck, and
-    index.html as that PDF shows it. Only the lecturer's notes show speaker notes, so an edit
-    of the notes alone leaves the hashes of slides.pdf and handout.pdf as they were. Equal
-    hashes print equal PDFs."""
+    index.html as that PDF shows it. The slides show neither speaker notes nor `::: handout`
+    blocks, the students' handout no speaker notes: an edit of the notes alone leaves the
+    hashes of slides.pdf and handout.pdf as they were, an edit of a handout block that of
+    slides.pdf. Equal hashes print equal PDFs."""
     base = hashlib.sha256((Path(__file__).parent / "pdf.py").read_bytes())
     page = folder / "index.html"
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and p != page):
         base.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     html = page.read_bytes().decode("utf-8")
-    without_notes = NOTES.sub("</section>", html)
-    if without_notes.count("<aside") != html.count("<aside") - html.count('<aside class="notes">'):
-        without_notes = html  # notes written some other way: every PDF depends on all of it
+    student = without_notes(html)
+    slides = without_handout_blocks(student) if student is not None else None
+    views = {"": slides or html, "student": student or html}  # else: all of the page
     hashes = {}
     for name, kind in PDFS.items():
         h = base.copy()
         h.update(f"\0{name}\0{kind}\0".encode())
-        h.update((html if kind in SHOWS_NOTES else without_notes).encode())
+        h.update((html if kind in SHOWS_NOTES else views.get(kind, html)).encode())
         hashes[name] = h.hexdigest()
     return hashes
 

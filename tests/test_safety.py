@@ -283,6 +283,26 @@ def test_a_notes_edit_reprints_only_the_lecturers_notes(tmp_path: Path):
     assert prose.printed == ["slides.pdf", "handout.pdf", "notes.pdf"]
 
 
+def test_a_handout_block_edit_reprints_the_handouts_not_the_slides(tmp_path: Path):
+    handout = "\n\n        ::: handout\n        讲义提示：**记住** 6 × 7。\n        :::\n"
+    write_lesson(tmp_path, {"01-a.md": SIMPLE["01-a.md"] + handout})
+    opts = options(tmp_path, pdf=True)
+    build(["cat"], opts, lambda _: None)
+    out = tmp_path / "dist/cat"
+    slides = (out / "slides.pdf").read_bytes()
+    section = tmp_path / "content/cat/01-a.md"
+    section.write_text(section.read_text().replace("记住", "别忘了"))
+    edit = build(["cat"], opts, lambda _: None)
+    assert edit.printed == ["handout.pdf", "notes.pdf"]
+    assert (out / "slides.pdf").read_bytes() == slides
+    clean = tmp_path / "clean"
+    write_lesson(clean, {"01-a.md": ""})
+    (clean / "content/cat/01-a.md").write_text(section.read_text())
+    build(["cat"], options(clean, pdf=True), lambda _: None)
+    for name in PDFS:
+        assert pdf_digest(clean / "dist/cat" / name) == pdf_digest(out / name), name
+
+
 def test_a_kept_pdf_edited_by_hand_is_printed_again(tmp_path: Path):
     write_lesson(tmp_path, SIMPLE)
     opts = options(tmp_path, pdf=True)
