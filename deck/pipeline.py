@@ -14,17 +14,20 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deck.assets import copy_assets
 from deck.cache import DAMAGED, Store, cache_key, environment_fingerprint
 from deck.errors import DeckError, Diagnostic
-from deck.execute import Job, OnProgress, run_sections
 from deck.load import load_lesson
 from deck.model import Lesson, SectionResult
 from deck.options import PDFS, SHOWS_NOTES, Options, Report
 from deck.progress import ProgressDisplay
 from deck.publish import Target, new_build_id, publish
 from deck.render import RenderedDeck, render_lesson
+
+if TYPE_CHECKING:
+    from deck.execute import Job, OnProgress
 
 Log = Callable[[str], None]
 PDF_RECORD = ".build-stamp"  # in dist/<lesson>: what each PDF was printed from, and its digest
@@ -108,6 +111,8 @@ def execute(
             detail = reason.removeprefix(DAMAGED).lstrip(": ")
             log(f"  note    cache entry for {section.name} damaged ({detail}): recomputing")
         why[section.name] = reason
+        from deck.execute import Job  # (not imported when every section is cached)
+
         jobs.append(Job(section, key, store.figure_dir(key), store.last_seconds(section)))
 
     def progress(job: Job, outcome: SectionResult | Diagnostic, seconds: float) -> None:
@@ -116,7 +121,11 @@ def execute(
         reason = why[job.section.name]
         log(f"  {status:6}  {job.section.rel}  ({cells} cells, {seconds:.1f} s; {reason})")
 
-    outcomes = run_sections(lesson, jobs, options.jobs, progress, options.verbose, on_progress)
+    outcomes = {}
+    if jobs:
+        from deck.execute import run_sections
+
+        outcomes = run_sections(lesson, jobs, options.jobs, progress, options.verbose, on_progress)
     for job in jobs:
         result = outcomes[job.section.name]
         report.executed.append(f"{lesson.name}/{job.section.name}")
