@@ -127,11 +127,11 @@ def join_cjk_lines(text: str) -> str:
 
 def new_markdown() -> Any:
     """One Markdown converter per build: creating one compiles many regular expressions."""
+    import importlib
+
     import markdown
 
     pandoc = PandocExtension()
-    import importlib
-
     builtin = [getattr(importlib.import_module(m), c)() for m, c in MARKDOWN_EXTENSIONS]
     md = markdown.Markdown(extensions=[*builtin, pandoc], output_format="html")
     md.pandoc = pandoc
