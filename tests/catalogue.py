@@ -15,6 +15,23 @@ from fixture_build import run_build
 LESSON_YML = "title: 目录测试\nlang: zh-CN\nexec:\n  seed: 0\n  timeout: 20\n"
 
 
+def keys(folder: Path) -> dict[str, str]:
+    """Each section's cache key, as the build computes it."""
+    from deck.cache import cache_key, environment_fingerprint
+    from deck.load import load_lesson
+
+    lesson = load_lesson(folder)
+    fingerprint = environment_fingerprint(lesson)
+    return {s.name: cache_key(s, fingerprint) for s in lesson.sections}
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace `old` (which must be there) by `new` in the file."""
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
 def write_lesson(root: Path, files: dict[str, str], name: str = "cat") -> Path:
     """A lesson folder `root/content/<name>` holding `files` (dedented); lesson.yml by default."""
     folder = root / "content" / name

@@ -9,23 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from catalogue import write_lesson
-from deck.cache import Store, cache_key, environment_fingerprint, staging_name
-from deck.load import load_lesson
+from catalogue import edit, keys, write_lesson
+from deck.cache import Store, staging_name
 from fixture_build import ROOT, copy_fixture, run_build
 from report_build import build_report
-
-
-def keys(folder: Path) -> dict[str, str]:
-    lesson = load_lesson(folder)
-    fingerprint = environment_fingerprint(lesson)
-    return {s.name: cache_key(s, fingerprint) for s in lesson.sections}
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
 
 
 def test_prose_notes_and_line_shifts_keep_the_key(tmp_path: Path):

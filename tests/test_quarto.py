@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from deck.cache import cache_key, environment_fingerprint
+from catalogue import edit, keys
 from deck.errors import DeckError
 from deck.load import load_lesson
 from deck.model import Cell, Code, Div, Loc, Slide
@@ -353,18 +353,6 @@ def test_replayed_cells_run_first_and_show_nothing():
     assert [(c.loc, c.replay) for c in third.cells()][:2] == [(setup.loc, True), (base.loc, True)]
     assert [c.replay for c in first.cells()] == [False, False]
     assert third.cells()[1].code == base.code
-
-
-def keys(path: Path) -> dict[str, str]:
-    lesson = load_lesson(path)
-    fingerprint = environment_fingerprint(lesson)
-    return {s.name: cache_key(s, fingerprint) for s in lesson.sections}
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
 
 
 def test_a_prose_edit_reruns_nothing_and_a_cell_edit_only_its_part(tmp_path: Path):

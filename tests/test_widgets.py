@@ -23,7 +23,7 @@ from catalogue import write_lesson
 from deck.provenance import Bindings, shown_producers, used_names
 from deck.widgets import KINDS, DataProblem, checked_data, data_expression, directive_problem
 from fixture_build import Built, run_build
-from test_present import go, open_deck, open_speaker_view
+from test_present import go, offline_deck, open_deck, open_speaker_view
 
 DATA_PY = '''
     """Small stand-ins for a lesson's measurements (NumPy only, seeded)."""
@@ -399,14 +399,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
 
 @pytest.fixture
 def deck(context: BrowserContext, built: Built) -> Iterator[Page]:
-    errors: list[str] = []
-    requests: list[str] = []
-    context.on("request", lambda r: requests.append(r.url))
-    page = open_deck(context, (built.out / "index.html").as_uri(), errors)
+    opened = offline_deck(context, built)
+    page = next(opened)
     page.evaluate("Reveal.configure({transition: 'none'})")
     yield page
-    assert errors == []
-    assert [u for u in requests if not u.startswith(("file://", "data:", "about:"))] == []
+    next(opened, None)  # its checks: no page error, no request beyond this machine
 
 
 def bar_weights(page: Page, chart: str | Locator) -> list[float]:
