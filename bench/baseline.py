@@ -108,7 +108,7 @@ def print_pdf(html: Path, pdf: Path) -> tuple[float, int, list[str]]:
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(BENCH.parent))
-    from deck.pdf import launch
+    from deck.publish.pdf import launch
 
     refused: list[str] = []
 

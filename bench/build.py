@@ -195,8 +195,8 @@ def serve_latency(copy: Path, name: str, tmp: Path, n: int) -> float:
     saving a slide title edit to Chromium showing it on that slide."""
     sys.path.insert(0, str(ROOT))
     from deck.options import Options
+    from deck.preview.serve import measure_reload_latency, running
     from deck.runner import build
-    from deck.serve import measure_reload_latency, running
 
     lesson = copy.is_dir()
     options = Options(

@@ -11,7 +11,7 @@ from pathlib import Path
 from deck.errors import DeckError
 from deck.options import Options
 from deck.progress import ProgressDisplay
-from deck.publish import LockTimeout
+from deck.publish.journal import LockTimeout
 from deck.runner import UsageError, build, check_names, is_qmd
 
 # True whenever a build stops early: publishing is all-or-nothing (see deck.publish).
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         single_file=args.single_file,
     )
     if args.serve:
-        from deck.serve import ServeError, parse_port, serve
+        from deck.preview.serve import ServeError, parse_port, serve
 
         first = replace(options, pdf=False)
         later = replace(first, force=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from deck.config import LessonConfig
+    from deck.source.config import LessonConfig
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Cell:
     """An executed `{python}` cell; `code_line` is the .md line of its first code line.
 
     A `replay` cell is an earlier cell of a `.qmd` run again, silently, at the start of a later
-    part to rebuild the state that part reads (see `deck.replay`); it shows nothing."""
+    part to rebuild the state that part reads (see `deck.source.replay`); it shows nothing."""
 
     code: str
     options: dict[str, Any]
@@ -272,6 +272,6 @@ class SectionResult:
 
 
 def _default_config() -> LessonConfig:
-    from deck.config import LessonConfig
+    from deck.source.config import LessonConfig
 
     return LessonConfig()

@@ -16,18 +16,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deck.assets import copy_assets
-from deck.cache import DAMAGED, Store, cache_key, environment_fingerprint
 from deck.errors import DeckError, Diagnostic
-from deck.load import load_lesson
 from deck.model import Lesson, SectionResult
 from deck.options import PDFS, SHOWS_NOTES, Options, Report
 from deck.progress import ProgressDisplay
-from deck.publish import Target, new_build_id, publish
-from deck.render import RenderedDeck, render_lesson
+from deck.publish.assets import copy_assets
+from deck.publish.journal import Target, new_build_id, publish
+from deck.render.deck import RenderedDeck, render_lesson
+from deck.source.folder import load_lesson
+from deck.store.sections import DAMAGED, Store, cache_key, environment_fingerprint
+from deck.theme import ENGINE
 
 if TYPE_CHECKING:
-    from deck.execute import Job, OnProgress
+    from deck.execute.run import Job, OnProgress
 
 Log = Callable[[str], None]
 PDF_RECORD = ".build-stamp"  # in dist/<lesson>: what each PDF was printed from, and its digest
@@ -111,7 +112,7 @@ def execute(
             detail = reason.removeprefix(DAMAGED).lstrip(": ")
             log(f"  note    cache entry for {section.name} damaged ({detail}): recomputing")
         why[section.name] = reason
-        from deck.execute import Job  # (not imported when every section is cached)
+        from deck.execute.run import Job  # (not imported when every section is cached)
 
         jobs.append(Job(section, key, store.figure_dir(key), store.last_seconds(section)))
 
@@ -123,7 +124,7 @@ def execute(
 
     outcomes = {}
     if jobs:
-        from deck.execute import run_sections
+        from deck.execute.run import run_sections
 
         outcomes = run_sections(lesson, jobs, options.jobs, progress, options.verbose, on_progress)
     for job in jobs:
@@ -177,7 +178,7 @@ def pdf_inputs(folder: Path) -> dict[str, str]:
     blocks, the students' handout no speaker notes: an edit of the notes alone leaves the
     hashes of slides.pdf and handout.pdf as they were, an edit of a handout block that of
     slides.pdf. Equal hashes print equal PDFs."""
-    base = hashlib.sha256((Path(__file__).parent / "pdf.py").read_bytes())
+    base = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())
     page = folder / "index.html"
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and p != page):
         base.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
@@ -247,7 +248,7 @@ def write(
         }
         (staging / PDF_RECORD).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
         if options.single_file:
-            from deck.singlefile import inline_deck
+            from deck.publish.singlefile import inline_deck
 
             targets[2].staging.write_text(inline_deck(staging / "index.html"), "utf-8")
         publish(targets)
@@ -319,7 +320,7 @@ def write_pdfs(
             log(warning)
         report.warnings.extend(old_warnings)
         return old_warnings, kept
-    from deck.pdf import PrintJob, print_pdfs
+    from deck.publish.pdf import PrintJob, print_pdfs
 
     t0 = time.perf_counter()
     jobs = [PrintJob(staging / name, PDFS[name]) for name in todo]

@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from deck.manifest import Manifest, inputs_digest, outputs_digest
 from deck.options import Options, Report
-from deck.publish import clean_leftovers, output_lock
+from deck.publish.journal import clean_leftovers, output_lock
+from deck.store.manifest import Manifest, inputs_digest, outputs_digest
 
 Log = Callable[[str], None]
 LESSON_NAME = re.compile(r"[^\W][\w.-]*")
@@ -105,7 +105,7 @@ def build(names: list[str], options: Options, log: Log, progress: object | None 
 def _dependencies_hold(cache: Path, name: str, folder: Path) -> bool:
     """What the cached sections read outside the lesson folder (data, installed packages,
     engine files) is still as it was."""
-    from deck.cache import Store
+    from deck.store.sections import Store
 
     return Store(cache, name, folder).dependencies_hold() == ""
 

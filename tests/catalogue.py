@@ -17,8 +17,8 @@ LESSON_YML = "title: 目录测试\nlang: zh-CN\nexec:\n  seed: 0\n  timeout: 20\
 
 def keys(folder: Path) -> dict[str, str]:
     """Each section's cache key, as the build computes it."""
-    from deck.cache import cache_key, environment_fingerprint
-    from deck.load import load_lesson
+    from deck.source.folder import load_lesson
+    from deck.store.sections import cache_key, environment_fingerprint
 
     lesson = load_lesson(folder)
     fingerprint = environment_fingerprint(lesson)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
-from deck.pdf import launch
+from deck.publish.pdf import launch
 from fixture_build import Built, copy_fixture, run_build
 
 

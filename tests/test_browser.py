@@ -162,7 +162,7 @@ def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
     assert warnings[1].endswith("right")
     again = run_build(tmp_path, "long")  # nothing changed: up to date, the warning repeated
     assert "up to date" in again.stderr and warnings[0] in again.stderr.splitlines()
-    from deck.pdf import measure_overflow
+    from deck.publish.pdf import measure_overflow
 
     found, _ = measure_overflow(browser, tmp_path / "dist/long/index.html", 3)
     assert (found.slide, found.source) == (2, "content/long/01-a.md:5") and found.dy > 300

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from catalogue import edit, keys, write_lesson
-from deck.cache import Store, staging_name
+from deck.store.sections import Store, staging_name
 from fixture_build import ROOT, copy_fixture, run_build
 from report_build import build_report
 

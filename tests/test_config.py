@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from deck.config import ExecConfig, parse_config
+from deck.source.config import ExecConfig, parse_config
 
 
 def problems(text: str) -> list[str]:

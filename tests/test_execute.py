@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from deck.errors import Diagnostic
-from deck.execute import Job, Progress, run_section, run_sections
-from deck.load import load_lesson
+from deck.execute.run import Job, Progress, run_section, run_sections
 from deck.model import SectionResult
+from deck.source.folder import load_lesson
 
 MODULE = """
 def explode(x):
@@ -262,7 +262,7 @@ def test_workers_share_the_cores_and_keep_a_thread_count_set_by_the_user(tmp_pat
     waiting: more would oversubscribe); how many sections run does not matter, only --jobs."""
     import os
 
-    from deck.execute import threads_per_worker
+    from deck.execute.run import threads_per_worker
 
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert [threads_per_worker(n) for n in (1, 2, 3)] == [2, 1, 1]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from deck import mathtex
-from deck.mathtex import KaTeX, extract, katex_fingerprint, math_placeholder
+from deck.render import mathtex
+from deck.render.mathtex import KaTeX, extract, katex_fingerprint, math_placeholder
 
 
 def test_inline_and_display_math_are_extracted_with_line_offsets():

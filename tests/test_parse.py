@@ -9,9 +9,9 @@ import pytest
 
 from catalogue import assert_failed_cleanly, write_lesson
 from deck.errors import DeckError
-from deck.load import load_lesson
 from deck.model import Cell, Code, Columns, Div, Notes, Pause, Prose, Quiz, placeholder
-from deck.parse import parse_section
+from deck.source.folder import load_lesson
+from deck.source.scanner import parse_section
 from fixture_build import run_build
 
 

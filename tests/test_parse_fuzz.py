@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deck.errors import DeckError, Diagnostic
-from deck.load import load_lesson
 from deck.model import (
     CellResult,
     Columns,
@@ -29,8 +28,9 @@ from deck.model import (
     Section,
     SectionResult,
 )
-from deck.parse import parse_section
-from deck.render import render_lesson
+from deck.render.deck import render_lesson
+from deck.source.folder import load_lesson
+from deck.source.scanner import parse_section
 
 SPECIAL_LINES = [
     "",
@@ -278,7 +278,7 @@ def test_render_reports_formulas_at_their_own_lines(text: str):
         return
     lesson = Lesson("fuzz", Path("."), {}, (section,))
     lines = text.replace("\r\n", "\n").split("\n")
-    with mock.patch("deck.render.KaTeX", FakeKaTeX):
+    with mock.patch("deck.render.deck.KaTeX", FakeKaTeX):
         try:
             deck = render_lesson(lesson, stand_in_results(lesson))
         except DeckError as err:

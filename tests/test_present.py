@@ -525,7 +525,7 @@ def test_headings_carry_formulas_as_plain_text(deck):
     ],
 )
 def test_formula_plain_text(deck, tmp_path, tex, text):
-    from deck.mathtex import KaTeX
+    from deck.render.mathtex import KaTeX
 
     katex = KaTeX(tmp_path / "katex.json")
     katex.prepare({(tex, False)})

@@ -20,12 +20,12 @@ import pytest
 
 from catalogue import edit, keys
 from deck.errors import DeckError
-from deck.load import load_lesson
 from deck.model import Cell, Code, Div, Loc, Slide
 from deck.options import Options
-from deck.replay import replayed
+from deck.preview.watch import ignored
 from deck.runner import UsageError, check_names, check_paths
-from deck.watch import ignored
+from deck.source.folder import load_lesson
+from deck.source.replay import replayed
 from fixture_build import ROOT, Built, run_build
 
 FIXTURES = Path(__file__).parent / "fixtures" / "quarto"
@@ -282,7 +282,7 @@ def test_a_cell_option_quarto_has_but_this_build_does_not_apply_is_a_warning(tmp
 
 
 def known() -> str:
-    from deck.attributes import CELL_OPTIONS
+    from deck.source.attributes import CELL_OPTIONS
 
     return ", ".join(sorted(CELL_OPTIONS))
 

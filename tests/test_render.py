@@ -12,9 +12,9 @@ import pytest
 
 from catalogue import assert_failed_cleanly, write_lesson
 from deck.errors import DeckError
-from deck.load import load_lesson
 from deck.model import CellResult, Figure, Lesson, SectionResult
-from deck.render import render_lesson
+from deck.render.deck import render_lesson
+from deck.source.folder import load_lesson
 from fixture_build import Built, copy_fixture, run_build
 
 

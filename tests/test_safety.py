@@ -19,7 +19,7 @@ import pytest
 from catalogue import assert_failed_cleanly, outputs, stray, tree, write_lesson
 from deck.options import PDFS, Options
 from deck.pipeline import pdf_digest
-from deck.publish import Target, clean_leftovers, journal_path, publish
+from deck.publish.journal import Target, clean_leftovers, journal_path, publish
 from deck.runner import build
 from fixture_build import ROOT, copy_fixture, run_build
 
@@ -319,7 +319,7 @@ def test_a_kept_pdf_edited_by_hand_is_printed_again(tmp_path: Path):
 
 
 def test_pdf_jobs_are_dealt_to_one_page_per_core_slides_first():
-    from deck.pdf import PrintJob, lanes
+    from deck.publish.pdf import PrintJob, lanes
 
     slides, student, lecturer = (PrintJob(Path(n), k) for n, k in PDFS.items())
     assert lanes([slides, student, lecturer], 2) == [[slides, lecturer], [student]]

@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Page
 from deck.errors import DeckError, Diagnostic
 from deck.model import Loc
 from deck.pipeline import Options, build
-from deck.serve import STATUS, Preview, measure_reload_latency, running
+from deck.preview.serve import STATUS, Preview, measure_reload_latency, running
 from fixture_build import ROOT, copy_fixture
 
 READY = "window.deckLive && deckLive.ready && window.Reveal && Reveal.isReady()"

@@ -20,8 +20,8 @@ import pytest
 from playwright.sync_api import BrowserContext, Locator, Page
 
 from catalogue import write_lesson
-from deck.provenance import Bindings, shown_producers, used_names
-from deck.widgets import KINDS, DataProblem, checked_data, data_expression, directive_problem
+from deck.render.provenance import Bindings, shown_producers, used_names
+from deck.render.widgets import KINDS, DataProblem, checked_data, data_expression, directive_problem
 from fixture_build import Built, run_build
 from test_present import go, offline_deck, open_deck, open_speaker_view
 
@@ -350,7 +350,7 @@ def test_sentences_must_share_layers_and_heads(data):
 
 
 def test_producers_are_the_last_cells_binding_the_names_an_expression_reads(tmp_path):
-    from deck.load import load_lesson
+    from deck.source.folder import load_lesson
 
     md = """
         ## A

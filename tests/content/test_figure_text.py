@@ -50,7 +50,7 @@ def test_smallest_text_parsed_from_a_known_figure(tmp_path: Path):
 def test_every_figure_text_is_at_least_18px(lesson: Built):
     from playwright.sync_api import sync_playwright
 
-    from deck.pdf import launch, open_print_layout
+    from deck.publish.pdf import launch, open_print_layout
 
     with sync_playwright() as p:
         browser = launch(p)

@@ -44,7 +44,7 @@ def test_every_slide_fits_1280_by_720(lesson: Built):
     """Measured in Chromium's print layout; a failure names the slide and its source line."""
     from playwright.sync_api import sync_playwright
 
-    from deck.pdf import launch, measure_overflow
+    from deck.publish.pdf import launch, measure_overflow
 
     with sync_playwright() as p:
         browser = launch(p)

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from markdown import Extension, Markdown
 from markdown.treeprocessors import Treeprocessor
 
-from deck.attributes import parse_attrs
+from deck.source.attributes import parse_attrs
 
 IMG_ATTRS = {"src", "alt", "title", "class", "id", "style", "width", "height", "loading"}
 POSITION = ("top", "left", "right", "bottom", "width", "height")

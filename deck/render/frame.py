@@ -12,11 +12,11 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from deck.errors import Diagnostic
-from deck.load import display_path
-from deck.markdown_ext import Media
-from deck.mathtex import MATH_TOKEN, KaTeX, extract
 from deck.model import Lesson, Loc
-from deck.renderstore import RenderedSlide, SectionRender
+from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
+from deck.render.pandoc import Media
+from deck.source.folder import display_path
+from deck.store.renders import RenderedSlide, SectionRender
 
 
 def media_path(src: str) -> str:

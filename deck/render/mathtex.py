@@ -9,11 +9,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from deck.cache import write_atomic
+from deck.store.sections import write_atomic
+from deck.theme import KATEX, STATIC
 
-ROOT = Path(__file__).resolve().parent.parent
-KATEX = ROOT / "node_modules" / "katex"
-SCRIPT = Path(__file__).parent / "static" / "katex_render.cjs"
+SCRIPT = STATIC / "katex_render.cjs"
 
 # Code spans are matched first so that `$` inside them is left alone.
 MATH = re.compile(

@@ -13,8 +13,10 @@ from typing import Any
 
 import yaml
 
-from deck.attributes import line_steps
-from deck.config import (
+from deck.errors import Diagnostic
+from deck.model import Loc
+from deck.source.attributes import line_steps
+from deck.source.config import (
     EXEC_FIELDS,
     EXEC_SCHEMA,
     Accepted,
@@ -27,8 +29,6 @@ from deck.config import (
     as_text,
     check_mapping,
 )
-from deck.errors import Diagnostic
-from deck.model import Loc
 
 
 def _bool(value: Any) -> bool:

@@ -8,11 +8,11 @@ import html
 from typing import TYPE_CHECKING
 
 from deck.errors import Diagnostic
-from deck.htmltext import highlight_code, plain
 from deck.model import Cell, CellResult, Loc
+from deck.render.htmltext import highlight_code, plain
 
 if TYPE_CHECKING:
-    from deck.render import _SectionRenderer
+    from deck.render.deck import _SectionRenderer
 
 
 def option_line(cell: Cell, key: str) -> Loc:

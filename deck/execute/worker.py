@@ -4,7 +4,7 @@ The job names the cells (code and the .md line of their first code line), the in
 expressions, the seed, the limits and the folder for figures. Cells are compiled with the .md
 path as file name and their real line numbers, so tracebacks already point into the .md file.
 
-The parent (`deck.execute`) started this process in its own process group with stdin from
+The parent (`deck.execute.run`) started this process in its own process group with stdin from
 /dev/null. Before each cell and inline expression the worker sends a progress event on the
 EVENTS_FD socket, so the parent knows what is running: it enforces the time limit itself and
 reports crashes at that line. When the parent goes away (the socket reaches end of file) the
@@ -31,10 +31,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from deck.deps import Recorder
-from deck.figures import save_open_figures
+from deck.execute.deps import Recorder
+from deck.execute.figures import save_open_figures
 from deck.model import CellResult, Figure, Output, SectionResult
 from deck.show import inline_text, to_output
+from deck.theme import ENGINE
 
 
 class CellTimeout(Exception):
@@ -200,7 +201,11 @@ def _exception_error(
     if isinstance(exc, SyntaxError) and exc.filename == path and exc.lineno:
         line = exc.lineno
     where = ""
-    if frames and frames[-1].filename != path and "deck/worker.py" not in frames[-1].filename:
+    if (
+        frames
+        and frames[-1].filename != path
+        and "deck/execute/worker.py" not in frames[-1].filename
+    ):
         last = frames[-1]
         where = f" (raised in {os.path.basename(last.filename)}:{last.lineno} {last.name})"
     if isinstance(exc, CellTimeout):
@@ -280,7 +285,7 @@ def _prepare(job: dict[str, Any]) -> Recorder:
     # Not dependencies: the section's own .md (tracebacks and warnings read its lines; its
     # code is in the key), the figures it writes and the job's own files.
     ignore = [job["md_file"], job["figure_dir"], job["job_dir"]]
-    recorder = Recorder(job["lesson_dir"], str(Path(__file__).parent), ignore)
+    recorder = Recorder(job["lesson_dir"], str(ENGINE), ignore)
     sys.addaudithook(recorder.hook)
     _limit_memory(int(job["memory_mb"]))
     return recorder

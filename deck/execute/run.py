@@ -1,7 +1,7 @@
 """Executes the sections whose cache key missed, one worker process each, in parallel.
 
-Each section runs in a fresh `deck.worker` process started and kept within its limits by
-`deck.supervise`; this module prepares the job, turns what the worker left (a result, an
+Each section runs in a fresh `deck.execute.worker` process started and kept within its limits by
+`deck.execute.supervise`; this module prepares the job, turns what the worker left (a result, an
 error, or a crash at a known step) into a `SectionResult` or a `Diagnostic`, and reports
 progress.
 """
@@ -20,10 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deck.cache import staging_name
 from deck.errors import Diagnostic
-from deck.model import Lesson, Loc, Section, SectionResult
-from deck.supervise import (
+from deck.execute.supervise import (
     STARTUP_LIMIT,
     Ended,
     Step,
@@ -33,6 +31,8 @@ from deck.supervise import (
     signal_words,
     stop_all,
 )
+from deck.model import Lesson, Loc, Section, SectionResult
+from deck.store.sections import staging_name
 
 
 @dataclass(frozen=True)

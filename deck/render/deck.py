@@ -21,19 +21,7 @@ from urllib.parse import quote, unquote
 
 import jinja2
 
-from deck.deckframe import deck_settings, is_local, media_path, missing_media
-from deck.divs import render_div
 from deck.errors import DeckError, Diagnostic
-from deck.htmltext import highlight_code, plain
-from deck.markdown_ext import (
-    FOOTNOTE_TOKEN,
-    Media,
-    PandocExtension,
-    bracketed_spans,
-    mark_footnotes,
-    take_definitions,
-)
-from deck.mathtex import MATH_TOKEN, KaTeX, extract
 from deck.model import (
     Block,
     Cell,
@@ -51,7 +39,20 @@ from deck.model import (
     Slide,
     walk_blocks,
 )
-from deck.provenance import (
+from deck.render.blocks import render_div
+from deck.render.cells import render_cell
+from deck.render.frame import deck_settings, is_local, media_path, missing_media
+from deck.render.htmltext import highlight_code, plain
+from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
+from deck.render.pandoc import (
+    FOOTNOTE_TOKEN,
+    Media,
+    PandocExtension,
+    bracketed_spans,
+    mark_footnotes,
+    take_definitions,
+)
+from deck.render.provenance import (
     VALUE,
     Bindings,
     Producer,
@@ -60,11 +61,10 @@ from deck.provenance import (
     substitute_values,
     value_span,
 )
-from deck.rendercells import render_cell
-from deck.renderstore import MediaFile, RenderedSlide, RenderStore, SectionRender
-from deck.widgets import DataProblem, checked_data, data_expression, widget_html
+from deck.render.widgets import DataProblem, checked_data, data_expression, widget_html
+from deck.store.renders import MediaFile, RenderedSlide, RenderStore, SectionRender
+from deck.theme import TEMPLATES
 
-TEMPLATES = Path(__file__).parent / "templates"
 # A line break inside a Chinese paragraph is not a space: join the lines.
 CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")

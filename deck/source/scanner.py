@@ -13,7 +13,6 @@ from typing import Any
 
 import yaml
 
-from deck.attributes import line_steps, option_problem, parse_attrs
 from deck.errors import Diagnostic
 from deck.model import (
     Block,
@@ -33,7 +32,8 @@ from deck.model import (
     Slide,
     placeholder,
 )
-from deck.widgets import data_expression, directive_problem
+from deck.render.widgets import data_expression, directive_problem
+from deck.source.attributes import line_steps, option_problem, parse_attrs
 
 FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")

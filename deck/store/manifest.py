@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ENGINE = Path(__file__).resolve().parent
-ROOT = ENGINE.parent
+from deck.theme import ENGINE, ROOT
+
 SCHEMA = 1
 SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 # A .qmd's inputs besides itself and `_metadata.yml`: files of these kinds in its folder (and
@@ -75,7 +75,7 @@ def _site_packages_state() -> list[Any]:
 
 def inputs_digest(hasher: Hasher, lesson_dir: Path, options: dict[str, Any]) -> str:
     """One hash of the sources a build of the lesson reads (its cache entries apart)."""
-    from deck.assets import asset_sources  # light: paths only
+    from deck.publish.assets import asset_sources  # light: paths only
 
     h = hashlib.sha256(json.dumps([SCHEMA, options, _site_packages_state()]).encode())
 
@@ -155,7 +155,7 @@ class Manifest:
         return Hasher(known=files if isinstance(files, dict) else {})
 
     def save(self, inputs: list[str], outputs: str, hasher: Hasher, report: dict[str, Any]) -> None:
-        from deck.cache import write_atomic
+        from deck.store.sections import write_atomic
 
         data = {
             "schema": SCHEMA,

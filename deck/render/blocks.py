@@ -11,11 +11,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from deck.markdown_ext import position_style, style_join
 from deck.model import Div, Prose
+from deck.render.pandoc import position_style, style_join
 
 if TYPE_CHECKING:
-    from deck.render import _SectionRenderer
+    from deck.render.deck import _SectionRenderer
 
 CALLOUT = re.compile(r"^callout-(note|tip|warning|caution|important)$")
 # Quarto's callout titles (its language files), by the deck's `lang`.

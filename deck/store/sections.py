@@ -5,8 +5,8 @@ the cell options that change what running produces, the lesson's Python modules,
 output limit, and the Python version. Prose, notes and line numbers are not in it, so editing
 them re-runs nothing.
 
-What the code depended on is recorded while it ran (see `deck.worker`) and checked on lookup:
-the files it opened (data, weights, fonts), the distributions behind the modules it imported
+What the code depended on is recorded while it ran (see `deck.execute.worker`) and checked on
+lookup: the files it opened (data, weights, fonts), the distributions behind the modules it imported
 and the engine files the worker used. No list of libraries or engine files is kept by hand.
 
 Each entry carries a checksum of its JSON and of its figure files: a damaged entry is reported
@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from deck.deps import digest
+from deck.execute.deps import digest
 from deck.model import Dependency, Lesson, Section, SectionResult
 
 SCHEMA = 2

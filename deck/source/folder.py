@@ -6,10 +6,10 @@ import dataclasses
 import re
 from pathlib import Path
 
-from deck.config import LessonConfig, parse_config
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson, Loc
-from deck.parse import parse_section
+from deck.source.config import LessonConfig, parse_config
+from deck.source.scanner import parse_section
 
 SECTION_FILE = re.compile(r"^\d+[-_].*\.md$")
 # Files that look like lesson text but are not read: each gets a one-line note.
@@ -47,9 +47,9 @@ def ignored_files(folder: Path) -> list[Diagnostic]:
 
 def load_lesson(folder: Path) -> Lesson:
     """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems.
-    A `.qmd` file is read as Quarto reads it (see `deck.quarto`)."""
+    A `.qmd` file is read as Quarto reads it (see `deck.source.qmd`)."""
     if folder.suffix == ".qmd":
-        from deck.quarto import load_qmd
+        from deck.source.qmd import load_qmd
 
         return load_qmd(folder)
     diagnostics: list[Diagnostic] = []

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from deck.model import Cell, Section
-from deck.widgets import script_json
+from deck.render.widgets import script_json
 
 VALUE = re.compile("\u2063V(\\d+)\u2063")  # an inline value's placeholder (model.placeholder)
 TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][\w-]*)[^>]*>", re.S)

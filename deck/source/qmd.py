@@ -1,12 +1,12 @@
 """Loading a Quarto file: `talk.qmd` → a `Lesson`, as `load_lesson` makes one of a folder.
 
 - Its front matter, with `_metadata.yml` beside it merged under it (as Quarto does), checked
-  against Quarto's reveal.js options (`deck.qmdconfig`); a title makes the title slide.
+  against Quarto's reveal.js options (`deck.source.qmdconfig`); a title makes the title slide.
 - The file is cut into parts, the build's cache sections: at each `#` heading, or every
   `SLIDES_PER_PART` slides when it has none. Each part is parsed from the file's own lines, so
   every `Loc` is a real line of the `.qmd`.
 - One Python session runs a Quarto file top to bottom; here each part runs in its own
-  process, after running again the earlier cells it depends on (`deck.replay`).
+  process, after running again the earlier cells it depends on (`deck.source.replay`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from deck.config import LessonConfig
 from deck.errors import DeckError, Diagnostic
-from deck.load import display_path, read_text
 from deck.model import (
     Block,
     Cell,
@@ -32,9 +30,11 @@ from deck.model import (
     Slide,
     walk_blocks,
 )
-from deck.parse import Dialect, parse_part
-from deck.qmdconfig import merge, parse_quarto_config, quarto_config
-from deck.replay import replayed
+from deck.source.config import LessonConfig
+from deck.source.folder import display_path, read_text
+from deck.source.qmdconfig import merge, parse_quarto_config, quarto_config
+from deck.source.replay import replayed
+from deck.source.scanner import Dialect, parse_part
 
 SLIDES_PER_PART = 6
 METADATA = "_metadata.yml"

@@ -14,28 +14,24 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from deck.cache import write_atomic
 from deck.errors import Diagnostic
-from deck.mathtex import katex_fingerprint
 from deck.model import Lesson, Loc, Section, SectionResult
+from deck.render.mathtex import katex_fingerprint
+from deck.store.sections import write_atomic
+from deck.theme import ENGINE, TEMPLATES
 
-ENGINE = Path(__file__).parent
-TEMPLATES = ENGINE / "templates"
-# What a section's rendered HTML depends on besides its text and results (the render key).
-RENDER_FILES = (
-    "render.py",
-    "renderstore.py",
-    "htmltext.py",
-    "mathtex.py",
-    "model.py",
-    "divs.py",
-    "markdown_ext.py",
-    "attributes.py",
-    "provenance.py",
-    "widgets.py",
-    "rendercells.py",
-    "deckframe.py",
-)
+# What a section's rendered HTML depends on besides its text and results (the render key): the
+# render stage and what it reads. Whole packages, so a new module needs no list kept by hand.
+RENDER_CODE = ("render", "source", "store", "model.py", "errors.py", "theme.py")
+
+
+def render_code() -> list[Path]:
+    """The engine files a rendered section depends on, in a stable order."""
+    files: list[Path] = []
+    for name in RENDER_CODE:
+        place = ENGINE / name
+        files += sorted(place.rglob("*.py")) if place.is_dir() else [place]
+    return [*files, *sorted(TEMPLATES.glob("*.j2"))]
 
 
 def render_library_versions() -> dict[str, str]:
@@ -157,8 +153,8 @@ class SectionRender:
 def render_engine_key() -> str:
     """Everything besides a section's text and results that its rendered HTML depends on."""
     h = hashlib.sha256(katex_fingerprint().encode())
-    for path in [*(ENGINE / name for name in RENDER_FILES), *sorted(TEMPLATES.glob("*.j2"))]:
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in render_code():
+        h.update(path.relative_to(ENGINE).as_posix().encode() + b"\0" + path.read_bytes())
     for dist, version in render_library_versions().items():
         h.update(f"{dist}={version};".encode())
     return h.hexdigest()

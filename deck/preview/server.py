@@ -23,9 +23,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, unquote
 
+from deck.theme import STATIC
+
 STATUS = "/__deck/status"
 EVENTS = "/__deck/events"
-LIVE_JS = Path(__file__).parent / "static" / "live.js"
+LIVE_JS = STATIC / "live.js"
 MAX_URL = 2048
 HOST = re.compile(r"(?:127\.0\.0\.1|localhost)(?::(\d{1,5}))?", re.IGNORECASE)
 PAGE = "index.html"

@@ -6,9 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-NODE_MODULES = ROOT / "node_modules"
-STATIC = Path(__file__).parent / "static"
+from deck.theme import NODE_MODULES, STATIC
+
 # destination under assets/ → source under node_modules/
 NPM_FILES = {
     "reveal/reveal.css": "reveal.js/dist/reveal.css",

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import watchfiles
 
-from deck.manifest import NAMED_FILE, QMD_INPUTS
+from deck.store.manifest import NAMED_FILE, QMD_INPUTS
 
 SOURCE_NAMES = frozenset({"lesson.yml", "_metadata.yml"})
 SOURCE_SUFFIXES = frozenset({".md", ".qmd", ".py"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from deck.attributes import line_steps
+from deck.source.attributes import line_steps
 
 
 class _PlainText(HTMLParser):

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-STATIC = Path(__file__).parent / "static"
+from deck.theme import ROOT, STATIC
+
 GRACE = 2.0  # seconds a step may overrun its limit before its process group is killed
 STARTUP_LIMIT = 120.0  # seconds for a worker to start and report its first step
 FINISH_LIMIT = 600.0  # seconds to hash what the section read and write the result
@@ -57,9 +58,7 @@ class Ended:
 def worker_env() -> dict[str, str]:
     env = dict(os.environ, MPLBACKEND="Agg", MATPLOTLIBRC=str(STATIC / "matplotlibrc"))
     env["PYTHONHASHSEED"] = HASH_SEED  # set and dict order the same in every build
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(__file__).resolve().parent.parent), env.get("PYTHONPATH", "")]
-    ).rstrip(os.pathsep)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     return env
 
 
@@ -89,7 +88,7 @@ def run_worker(
     """Run `python -m deck.worker JOB RESULT FD` until it ends or overruns a step; stdout and
     stderr go to `log_file`. `on_step` is called with each step as it begins."""
     ours, theirs = socket.socketpair()
-    cmd = [sys.executable, "-m", "deck.worker", str(job_file), str(result_file)]
+    cmd = [sys.executable, "-m", "deck.execute.worker", str(job_file), str(result_file)]
     with open(log_file, "wb") as log:
         proc = subprocess.Popen(
             [*cmd, str(theirs.fileno())],

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from deck.errors import DeckError
-from deck.serve_http import PAGE, STATUS, ServeError, Status, hidden, open_server
-from deck.watch import Changes, Watcher
+from deck.preview.server import PAGE, STATUS, ServeError, Status, hidden, open_server
+from deck.preview.watch import Changes, Watcher
 
 __all__ = [
     "STATUS",
@@ -231,7 +231,7 @@ def measure_reload_latency(
         return time_edit(browser, lesson_dir, out_url, edit, slide, timeout)
     from playwright.sync_api import sync_playwright
 
-    from deck.pdf import launch
+    from deck.publish.pdf import launch
 
     with sync_playwright() as playwright:
         own = launch(playwright)

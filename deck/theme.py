@@ -1,0 +1,48 @@
+"""What every stage shares about where things are and how a deck looks: the engine's paths,
+the slide size, the PDFs a build prints, and the UI strings by language (each defined once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# ---- paths ----------------------------------------------------------------------------------
+ENGINE = Path(__file__).resolve().parent  # the deck package
+ROOT = ENGINE.parent  # the project: build.py, node_modules/
+STATIC = ENGINE / "static"  # the deck's own CSS and JS, matplotlibrc, the KaTeX script
+TEMPLATES = ENGINE / "templates"  # Jinja2 templates of the page, a slide, a quiz
+NODE_MODULES = ROOT / "node_modules"  # reveal.js and KaTeX, as `npm ci` installed them
+KATEX = NODE_MODULES / "katex"
+
+# ---- the slide ------------------------------------------------------------------------------
+SLIDE_WIDTH = 1280  # CSS px; PDF slides are 960×540 pt
+SLIDE_HEIGHT = 720
+
+# ---- PDFs -----------------------------------------------------------------------------------
+# PDF file → the layout `window.deckHandout(kind)` makes of the slides ("": slides as they are)
+PDFS = {"slides.pdf": "", "handout.pdf": "student", "notes.pdf": "lecturer"}
+SHOWS_NOTES = {"lecturer"}  # the layouts that print the speaker notes
+HANDOUT_PAGE = "A4"  # the handouts' paper
+
+# ---- UI strings -----------------------------------------------------------------------------
+# Quarto's callout titles (its language files), by the deck's `lang`.
+CALLOUT_TITLES = {
+    "en": {
+        "note": "Note",
+        "tip": "Tip",
+        "warning": "Warning",
+        "caution": "Caution",
+        "important": "Important",
+    },
+    "zh": {
+        "note": "注意",
+        "tip": "提示",
+        "warning": "警告",
+        "caution": "小心",
+        "important": "重要",
+    },
+}
+
+
+def language(lang: str | None) -> str:
+    """`zh-CN` → `zh`: the key of the UI strings."""
+    return str(lang or "en").split("-")[0].lower()
