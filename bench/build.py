@@ -195,8 +195,10 @@ def serve_latency(copy: Path, name: str, tmp: Path, n: int) -> float:
     saving a slide title edit to Chromium showing it on that slide."""
     sys.path.insert(0, str(ROOT))
     from deck.options import Options
+    from deck.pipeline import build
     from deck.preview.serve import measure_reload_latency, running
-    from deck.runner import build
+    from deck.progress import LogOnly
+    from deck.source.registry import sources_for
 
     lesson = copy.is_dir()
     options = Options(
@@ -208,7 +210,10 @@ def serve_latency(copy: Path, name: str, tmp: Path, n: int) -> float:
     )
     names = [name] if lesson else [str(copy)]  # as `build.py --serve` passes them
     messages: list[str] = []
-    with running(lambda: build(names, options, messages.append), [copy], options.out) as p:
+    sources = sources_for(names, options.content)
+    with running(
+        lambda: build(names, options, LogOnly(messages.append)), sources, options.out
+    ) as p:
         status = p.status.wait_after(0, timeout=600)
         if status is None or status["errors"]:
             raise RuntimeError(f"the preview's first build failed: {status and status['errors']}")

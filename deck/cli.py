@@ -9,10 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from deck.errors import DeckError
-from deck.options import Options
-from deck.progress import ProgressDisplay
+from deck.options import Options, UsageError
+from deck.pipeline import build
+from deck.progress import LogOnly, ProgressDisplay
 from deck.publish.journal import LockTimeout
-from deck.runner import UsageError, build, check_names, is_qmd
+from deck.source.registry import QmdFile, sources_for
 
 # True whenever a build stops early: publishing is all-or-nothing (see deck.publish).
 KEPT = "dist/ and figures/ left as they were"
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
-    qmds = [n for n in args.lessons if is_qmd(n)]
+    qmds = [n for n in args.lessons if QmdFile.claims(n)]
     for qmd in qmds:
         if not Path(qmd).is_file():
             p.error(f"no file {qmd}")
@@ -83,12 +84,12 @@ def main(argv: list[str] | None = None) -> int:
             if d.is_dir() and not d.name.startswith((".", "_"))
         )
     try:
-        check_names(names)
+        sources = sources_for(names, args.content)
     except UsageError as exc:
         p.error(str(exc))
-    missing = [n for n in names if not is_qmd(n) and not (args.content / n).is_dir()]
+    missing = [s.path for s in sources if not s.path.exists()]
     if missing:
-        p.error(f"no lesson folder {', '.join(str(args.content / n) for n in missing)}")
+        p.error(f"no lesson folder {', '.join(str(path) for path in missing)}")
     if not names:
         p.error(f"no lessons in {args.content}")
 
@@ -114,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         builds = iter([first])
         try:
             serve(
-                lambda: build(names, next(builds, later), log),
-                [Path(n) if is_qmd(n) else args.content / n for n in names],
+                lambda: build(names, next(builds, later), LogOnly(log)),
+                sources,
                 args.out,
                 parse_port(args.port),
                 lambda message: print(message, file=sys.stderr, flush=True),
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         with display:
-            build(names, options, log, display)
+            build(names, options, display)
     except UsageError as exc:
         print(f"build.py: error: {exc}", file=sys.stderr)
         return 2

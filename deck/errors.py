@@ -1,10 +1,19 @@
-"""Author-facing problems: each one names a file and line."""
+"""Author-facing problems: each one names a file and line (`Loc`, `Diagnostic`, `DeckError`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deck.model import Loc
+
+@dataclass(frozen=True)
+class Loc:
+    """A place in a source file: the path as the author knows it and a 1-based line."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
 
 
 @dataclass(frozen=True)

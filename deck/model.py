@@ -2,23 +2,76 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from deck.source.config import LessonConfig
+from deck.errors import Loc
+
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_OUTPUT_LIMIT = 1_000_000  # characters of printed output kept per cell
+
+
+def _half_the_memory_mb() -> int:
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 4096
+    return max(512, total // 2 // 2**20)
 
 
 @dataclass(frozen=True)
-class Loc:
-    """A place in a source file: the path as the author knows it and a 1-based line."""
+class ExecConfig:
+    seed: int = 0
+    timeout: float = DEFAULT_TIMEOUT  # seconds per cell (a cell's `#| timeout:` overrides)
+    memory_mb: int = field(default_factory=_half_the_memory_mb)  # address space per worker
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
 
-    path: str
-    line: int
+    def fingerprint(self) -> dict[str, Any]:
+        """What of these settings can change results (the cache key's part)."""
+        return {"seed": self.seed}
 
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}"
+
+@dataclass(frozen=True)
+class SlideConfig:
+    """How the deck is presented: a `.qmd`'s `format: revealjs:` options."""
+
+    slide_number: bool | str = True  # true: the deck's own "c/t"
+    controls: bool | None = None  # None: reveal.js's default
+    progress: bool | None = None
+    incremental: bool = False
+    smaller: bool = False
+    scrollable: bool = False
+    footer: str | None = None
+    logo: str | None = None
+    code_line_numbers: bool | str = False
+    css: tuple[str, ...] = ()
+    theme: str = "default"  # or "dark"
+
+    def reveal_options(self) -> dict[str, Any]:
+        """What reveal.js is told besides the deck's own settings (`window.deckOptions`)."""
+        options: dict[str, Any] = {}
+        if self.slide_number is not True:
+            options["slideNumber"] = self.slide_number
+        if self.controls is not None:
+            options["controls"] = self.controls
+        if self.progress is not None:
+            options["progress"] = self.progress
+        return options
+
+
+@dataclass(frozen=True)
+class LessonConfig:
+    title: str | None = None
+    subtitle: str | None = None
+    course: str | None = None
+    author: str | None = None
+    date: str | None = None
+    lang: str = "zh-CN"
+    exec: ExecConfig = field(default_factory=ExecConfig)
+    slides: SlideConfig = field(default_factory=SlideConfig)
+    execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
 
 
 @dataclass(frozen=True)
@@ -152,7 +205,7 @@ class Lesson:
     path: Path
     meta: dict[str, Any]  # lesson.yml's checked values, as written (templates read it)
     sections: tuple[Section, ...]
-    config: LessonConfig = field(default_factory=lambda: _default_config())
+    config: LessonConfig = field(default_factory=LessonConfig)
     warnings: tuple[Any, ...] = ()  # Diagnostics with severity "warning" found while loading
 
 
@@ -269,9 +322,3 @@ class SectionResult:
             figure_dir=figure_dir,
             deps=tuple(Dependency.from_json(d) for d in data.get("deps", ())),
         )
-
-
-def _default_config() -> LessonConfig:
-    from deck.source.config import LessonConfig
-
-    return LessonConfig()

@@ -1,14 +1,15 @@
-"""What a build is asked to do (`Options`) and what it did (`Report`): plain values, no imports
-beyond the standard library, so the no-change path stays light."""
+"""What a build is asked to do (`Options`) and what it did (`BuildReport`): plain frozen values,
+no imports beyond the standard library, so the no-change path stays light."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-# PDF file → the layout `window.deckHandout(kind)` makes of the slides ("": slides as they are)
-PDFS = {"slides.pdf": "", "handout.pdf": "student", "notes.pdf": "lecturer"}
-SHOWS_NOTES = {"lecturer"}  # the layouts that print the speaker notes
+
+class UsageError(Exception):
+    """The command cannot be carried out as given (exit status 2); nothing was touched."""
 
 
 @dataclass(frozen=True)
@@ -24,19 +25,85 @@ class Options:
     single_file: bool = False
 
 
-@dataclass
-class Report:
+@dataclass(frozen=True)
+class Execution:
+    """What the execute stage did: every section's results, and which ran (and why) or were
+    taken from the cache."""
+
+    results: dict[str, Any]  # section name → SectionResult
+    executed: tuple[str, ...] = ()  # sections whose cells ran
+    reasons: dict[str, str] = field(default_factory=dict)  # why each of those ran
+    reused: tuple[str, ...] = ()  # sections taken from the cache
+
+
+@dataclass(frozen=True)
+class Published:
+    """What the publish stage did: the files each exporter wrote, the PDFs printed by this
+    build, the layout warnings it found (or kept from the build that printed the slides)."""
+
+    written: tuple[str, ...] = ()
+    printed: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LessonReport:
+    """What the build of one lesson did, assembled from the stages' values."""
+
+    name: str
+    up_to_date: bool = False  # nothing to do: inputs and outputs as the last good build left
+    executed: tuple[str, ...] = ()  # "<section>" whose cells ran
+    reasons: dict[str, str] = field(default_factory=dict)
+    reused: tuple[str, ...] = ()  # "<section>" taken from the cache
+    printed: tuple[str, ...] = ()  # PDF files printed by this build
+    warnings: tuple[str, ...] = ()
+    published: bool = False  # dist/<lesson> was replaced by this build
+    slides: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)  # stage → wall time
+
+
+@dataclass(frozen=True)
+class BuildReport:
     """What a build did, for the CLI to print and tests to assert on (never stderr text)."""
 
-    lessons: list[str] = field(default_factory=list)  # lessons built or found up to date
-    up_to_date: list[str] = field(default_factory=list)  # lessons with nothing to do
-    executed: list[str] = field(default_factory=list)  # "<lesson>/<section>" whose cells ran
-    reasons: dict[str, str] = field(default_factory=dict)  # why each of those ran
-    reused: list[str] = field(default_factory=list)  # "<lesson>/<section>" taken from the cache
-    printed: list[str] = field(default_factory=list)  # PDF files printed by this build
-    warnings: list[str] = field(default_factory=list)
-    published: bool = False  # some dist/ folder was replaced by this build
-    seconds: dict[str, float] = field(default_factory=dict)  # stage → wall time
+    reports: tuple[LessonReport, ...] = ()
+
+    @property
+    def lessons(self) -> list[str]:
+        return [r.name for r in self.reports]
+
+    @property
+    def up_to_date(self) -> list[str]:
+        return [r.name for r in self.reports if r.up_to_date]
+
+    @property
+    def executed(self) -> list[str]:
+        return [f"{r.name}/{s}" for r in self.reports for s in r.executed]
+
+    @property
+    def reasons(self) -> dict[str, str]:
+        return {f"{r.name}/{s}": why for r in self.reports for s, why in r.reasons.items()}
+
+    @property
+    def reused(self) -> list[str]:
+        return [f"{r.name}/{s}" for r in self.reports for s in r.reused]
+
+    @property
+    def printed(self) -> list[str]:
+        return [p for r in self.reports for p in r.printed]
+
+    @property
+    def warnings(self) -> list[str]:
+        return [w for r in self.reports for w in r.warnings]
+
+    @property
+    def published(self) -> bool:
+        return any(r.published for r in self.reports)
+
+    @property
+    def seconds(self) -> dict[str, float]:
+        return {k: v for r in self.reports for k, v in r.seconds.items()}
 
     @property
     def ran(self) -> int:
@@ -45,3 +112,9 @@ class Report:
     @property
     def cached(self) -> int:
         return len(self.reused)
+
+    def to_json(self) -> dict[str, Any]:
+        names = ("lessons", "up_to_date", "executed", "reasons", "reused", "printed")
+        data: dict[str, Any] = {name: getattr(self, name) for name in names}
+        data.update(warnings=self.warnings, published=self.published, seconds=self.seconds)
+        return {**data, "ran": self.ran, "cached": self.cached}

@@ -1,70 +1,181 @@
-"""The build, top to bottom: load → plan → execute → render → write.
+"""The build, top to bottom: paths → lock → unchanged? → load → execute → render → publish →
+record. Each stage returns a value; the report is assembled from those values.
 
-Everything is read and computed before anything is written; the write stage fills a staging
-folder and swaps it in only when the whole lesson built, so a failed build leaves the
-previous `dist/` and `figures/` as they were.
+Everything is read and computed before anything is written; the publish stage fills staging
+folders and swaps them in only when the whole lesson built, so a failed build leaves the
+previous `dist/` and `figures/` as they were. Only light modules are imported at the top: the
+parser, executor and renderer are imported when a lesson actually needs building.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
-import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from deck.errors import DeckError, Diagnostic
-from deck.model import Lesson, SectionResult
-from deck.options import PDFS, SHOWS_NOTES, Options, Report
-from deck.progress import ProgressDisplay
-from deck.publish.assets import copy_assets
-from deck.publish.journal import Target, new_build_id, publish
-from deck.render.deck import RenderedDeck, render_lesson
-from deck.source.folder import load_lesson
-from deck.store.sections import DAMAGED, Store, cache_key, environment_fingerprint
-from deck.theme import ENGINE
+from deck.model import Lesson
+from deck.options import BuildReport, LessonReport, Options, UsageError
+from deck.progress import LogOnly, Progress
+from deck.publish.journal import clean_leftovers, output_lock
+from deck.source.registry import Source, sources_for
+from deck.store.manifest import Hasher, Manifest, inputs_digest, outputs_digest
 
-if TYPE_CHECKING:
-    from deck.execute.run import Job, OnProgress
-
-Log = Callable[[str], None]
-PDF_RECORD = ".build-stamp"  # in dist/<lesson>: what each PDF was printed from, and its digest
+__all__ = ["BuildReport", "Options", "UsageError", "build", "check_paths"]
 
 
-def build(names: list[str], options: Options, log: Log, progress: object = None) -> Report:
-    from deck.runner import build as run
+def build(names: list[str], options: Options, progress: Progress | None = None) -> BuildReport:
+    """Build each lesson or `.qmd` of `names`; raises DeckError (the author's problems),
+    UsageError, LockTimeout, or whatever broke outside the lesson."""
+    progress = progress or LogOnly()
+    sources = sources_for(names, options.content)
+    check_paths(sources, options)
+    return BuildReport(tuple(build_lesson(source, options, progress) for source in sources))
 
-    return run(names, options, log, progress)
 
-
-def build_lesson(
-    folder: Path, options: Options, log: Log, report: Report, progress: object = None
-) -> None:
+def build_lesson(source: Source, options: Options, progress: Progress) -> LessonReport:
     t0 = time.perf_counter()
-    lesson = load_lesson(folder)
-    for warning in lesson.warnings:
-        log(str(warning))
-        report.warnings.append(str(warning))
-    check_labels(lesson)
-    on_progress = progress if isinstance(progress, ProgressDisplay) else None
-    results = execute(lesson, options, log, report, on_progress)
-    t1 = time.perf_counter()
-    deck = render_lesson(lesson, results, options.cache)
-    for warning in deck.warnings:  # found while rendering (a .qmd's figure without alt text)
-        log(str(warning))
-        report.warnings.append(str(warning))
-    report.seconds["render"] = time.perf_counter() - t1
-    write(lesson, deck, options, log, report, progress)
-    report.lessons.append(lesson.name)
-    log(f"{lesson.name}: {len(deck.slides)} slides built in {time.perf_counter() - t0:.1f} s")
+    log = progress.log
+    targets = output_paths(source.name, options)
+    with output_lock(options.out, log):
+        clean_leftovers(targets)
+        # unchanged? — the inputs and outputs hash as the last good build left them
+        manifest = Manifest.load(options.cache / f"{source.name}.manifest.json")
+        hasher = manifest.hasher()
+        inputs = [
+            inputs_digest(hasher, source, _fingerprint(options)),
+            hasher.tree_digest(options.cache / source.name),
+        ]
+        if not options.force and _unchanged(manifest, hasher, inputs, targets, source, options):
+            warnings = tuple(manifest.data.get("report", {}).get("warnings", []))
+            for warning in warnings:
+                log(warning)
+            seconds = {"check": time.perf_counter() - t0}
+            log(f"{source.name}: up to date ({seconds['check']:.2f} s)")
+            return LessonReport(source.name, up_to_date=True, warnings=warnings, seconds=seconds)
+
+        # load → execute → render → publish
+        from deck.execute.plan import execute
+        from deck.publish.write import write
+        from deck.render.deck import render_lesson
+
+        lesson = source.load()
+        for warning in lesson.warnings:
+            log(str(warning))
+        check_labels(lesson)
+        executed = execute(lesson, options, progress)
+        t1 = time.perf_counter()
+        deck = render_lesson(lesson, executed.results, options.cache)
+        for warning in deck.warnings:  # found while rendering (a figure without alt text)
+            log(str(warning))
+        rendered = time.perf_counter() - t1
+        published = write(lesson, deck, options, progress)
+        warnings = (
+            *(str(w) for w in lesson.warnings),
+            *(str(w) for w in deck.warnings),
+            *published.warnings,
+        )
+        report = LessonReport(
+            lesson.name,
+            executed=executed.executed,
+            reasons=executed.reasons,
+            reused=executed.reused,
+            printed=published.printed,
+            warnings=warnings,
+            published=True,
+            slides=len(deck.slides),
+            seconds={"render": rendered, **published.seconds},
+        )
+        log(f"{lesson.name}: {len(deck.slides)} slides built in {time.perf_counter() - t0:.1f} s")
+
+        # record — what went in and came out, for the next build's no-change check
+        try:
+            cache = hasher.tree_digest(options.cache / source.name)  # as this build left it
+            outputs = outputs_digest(hasher, targets)
+            manifest.save([inputs[0], cache], outputs, hasher, {"warnings": list(warnings)})
+        except OSError as exc:  # the build is published; the next one just won't be skipped
+            log(f"note: could not record the build manifest ({exc})")
+        return report
+
+
+def output_paths(name: str, options: Options) -> list[Path]:
+    """What a build of `name` replaces: its deck folder, its figures, its single file."""
+    targets = [options.out / name, options.figures / name]
+    if options.single_file:
+        targets.append(options.out / f"{name}.html")
+    return targets
+
+
+def _fingerprint(options: Options) -> dict[str, object]:
+    return {
+        "pdf": options.pdf,
+        "single_file": options.single_file,
+        "out": str(options.out.resolve()),
+        "figures": str(options.figures.resolve()),
+    }
+
+
+def _unchanged(
+    manifest: Manifest,
+    hasher: Hasher,
+    inputs: list[str],
+    targets: list[Path],
+    source: Source,
+    options: Options,
+) -> bool:
+    if manifest.data.get("inputs") != inputs:
+        return False
+    if manifest.data.get("outputs") != outputs_digest(hasher, targets):
+        return False
+    # what the cached sections read outside the lesson folder (data, installed packages,
+    # engine files) is still as it was
+    from deck.store.sections import Store
+
+    return Store(options.cache, source.name, source.path).dependencies_hold() == ""
+
+
+def check_paths(sources: list[Source], options: Options) -> None:
+    """No two of content (and each lesson folder), out, figures and cache may overlap: a
+    build replaces out/<lesson> and figures/<lesson> whole, and must never touch sources."""
+    places = {
+        "--content": options.content,
+        "--out": options.out,
+        "--figures": options.figures,
+        "--cache": options.cache,
+    }
+    for source in sources:
+        if source.owns_folder:
+            places[f"lesson {source.name}"] = source.folder
+    resolved = {flag: path.resolve() for flag, path in places.items()}
+    for source in sources:
+        if source.owns_folder:
+            continue
+        # Outputs may lie in the source's folder (as Quarto's _site/ does), not around it.
+        folder = source.folder.resolve()
+        for flag in ("--out", "--figures", "--cache"):
+            if resolved[flag] == folder or resolved[flag] in folder.parents:
+                raise UsageError(
+                    f"{flag} {places[flag]} holds {source.path}: a build replaces its output "
+                    "folders whole, so they must not contain the sources (a folder inside the "
+                    ".qmd's folder, such as dist/, is fine)"
+                )
+    flags = list(places)
+    for i, a in enumerate(flags):
+        for b in flags[i + 1 :]:
+            if {a, b} <= {"--content", *(f for f in flags if f.startswith("lesson "))}:
+                continue  # a lesson folder lives inside the content folder
+            pa, pb = resolved[a], resolved[b]
+            if pa == pb or pa in pb.parents or pb in pa.parents:
+                raise UsageError(
+                    f"{a} {places[a]} and {b} {places[b]} overlap ({pa} / {pb}): a build "
+                    "replaces its output folders whole, so they must be apart from the "
+                    "sources and from each other"
+                )
 
 
 def check_labels(lesson: Lesson) -> None:
     """Labels name figure files, so two may not be equal, not even in case (as on macOS).
-    Names that collide only once cells ran (`render.figure_collisions`) are checked there."""
+    Names that collide only once cells ran (`render.deck.figure_collisions`) are checked
+    there."""
     seen: dict[str, str] = {}
     problems = []
     for section in lesson.sections:
@@ -79,270 +190,3 @@ def check_labels(lesson: Lesson) -> None:
                 seen[name] = str(cell.loc)
     if problems:
         raise DeckError(problems)
-
-
-def execute(
-    lesson: Lesson,
-    options: Options,
-    log: Log,
-    report: Report,
-    on_progress: OnProgress | None = None,
-) -> dict[str, SectionResult]:
-    """Results for every section: from the cache where it is still valid, else by running.
-
-    Sections that ran successfully are saved to the cache even when another section failed,
-    so after the fix only the broken one runs again.
-    """
-    fingerprint = environment_fingerprint(lesson)
-    store = Store(options.cache, lesson.name, lesson.path, fingerprint)
-    results: dict[str, SectionResult] = {}
-    jobs = []
-    why: dict[str, str] = {}
-    for section in lesson.sections:
-        key = cache_key(section, fingerprint)
-        cached, reason = store.lookup(section, key)  # also learns how long it took last time
-        if options.force:
-            cached, reason = None, "--force"
-        if cached is not None:
-            results[section.name] = cached
-            report.reused.append(f"{lesson.name}/{section.name}")
-            log(f"  cached  {section.rel}  (ran in {cached.seconds:.1f} s when computed)")
-            continue
-        if reason.startswith(DAMAGED):
-            detail = reason.removeprefix(DAMAGED).lstrip(": ")
-            log(f"  note    cache entry for {section.name} damaged ({detail}): recomputing")
-        why[section.name] = reason
-        from deck.execute.run import Job  # (not imported when every section is cached)
-
-        jobs.append(Job(section, key, store.figure_dir(key), store.last_seconds(section)))
-
-    def progress(job: Job, outcome: SectionResult | Diagnostic, seconds: float) -> None:
-        status = "failed" if isinstance(outcome, Diagnostic) else "ran"
-        cells = len(job.section.cells())
-        reason = why[job.section.name]
-        log(f"  {status:6}  {job.section.rel}  ({cells} cells, {seconds:.1f} s; {reason})")
-
-    outcomes = {}
-    if jobs:
-        from deck.execute.run import run_sections
-
-        outcomes = run_sections(lesson, jobs, options.jobs, progress, options.verbose, on_progress)
-    for job in jobs:
-        result = outcomes[job.section.name]
-        report.executed.append(f"{lesson.name}/{job.section.name}")
-        report.reasons[f"{lesson.name}/{job.section.name}"] = why[job.section.name]
-        if isinstance(result, SectionResult):
-            store.save(job.section, result)
-            results[job.section.name] = result
-    problems = [o for o in outcomes.values() if isinstance(o, Diagnostic)]
-    if problems:
-        raise DeckError(problems)
-    store.prune({r.key for r in results.values()})
-    return results
-
-
-# Speaker notes, as slide.html.j2 writes them: the last thing in a slide's <section>.
-NOTES = re.compile(r'<aside class="notes">.*?</aside>\n</section>', re.S)
-HANDOUT = '<div class="handout">'  # a `::: handout` block: shown in the handouts only
-DIV = re.compile(r"<div\b|</div>")
-
-
-def without_notes(html: str) -> str | None:
-    """The page without its speaker notes; None when they are not written as expected."""
-    stripped = NOTES.sub("</section>", html)
-    if stripped.count("<aside") != html.count("<aside") - html.count('<aside class="notes">'):
-        return None
-    return stripped
-
-
-def without_handout_blocks(html: str) -> str | None:
-    """The page without its `::: handout` blocks; None when one does not close."""
-    parts, at = [], 0
-    while (start := html.find(HANDOUT, at)) >= 0:
-        depth, end = 0, -1
-        for tag in DIV.finditer(html, start):
-            depth += 1 if tag.group() != "</div>" else -1
-            if depth == 0:
-                end = tag.end()
-                break
-        if end < 0:
-            return None
-        parts.append(html[at:start])
-        at = end
-    return "".join(parts) + html[at:]
-
-
-def pdf_inputs(folder: Path) -> dict[str, str]:
-    """For each PDF, a hash of what it is printed from: the printer, every file of the deck, and
-    index.html as that PDF shows it. The slides show neither speaker notes nor `::: handout`
-    blocks, the students' handout no speaker notes: an edit of the notes alone leaves the
-    hashes of slides.pdf and handout.pdf as they were, an edit of a handout block that of
-    slides.pdf. Equal hashes print equal PDFs."""
-    base = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())
-    page = folder / "index.html"
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p != page):
-        base.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
-    html = page.read_bytes().decode("utf-8")
-    student = without_notes(html)
-    slides = without_handout_blocks(student) if student is not None else None
-    views = {"": slides or html, "student": student or html}  # else: all of the page
-    hashes = {}
-    for name, kind in PDFS.items():
-        h = base.copy()
-        h.update(f"\0{name}\0{kind}\0".encode())
-        h.update((html if kind in SHOWS_NOTES else views.get(kind, html)).encode())
-        hashes[name] = h.hexdigest()
-    return hashes
-
-
-# Chromium stamps each PDF with the time it was printed; the rest of its bytes follow the deck.
-PDF_DATES = re.compile(rb"/(CreationDate|ModDate) \(D:[0-9+'Z-]+\)")
-
-
-def pdf_digest(path: Path) -> str:
-    """The digest of a PDF but for its dates: equal for two prints of the same deck, so the
-    build record stays byte-identical between clean builds; any other edit changes it."""
-    return hashlib.sha256(PDF_DATES.sub(b"/\\1 (D:0)", path.read_bytes())).hexdigest()
-
-
-def write(
-    lesson: Lesson,
-    deck: RenderedDeck,
-    options: Options,
-    log: Log,
-    report: Report,
-    progress: object = None,
-) -> None:
-    """Stage dist/<lesson> and figures/<lesson> completely, then publish both at once."""
-    t0 = time.perf_counter()
-    build_id = new_build_id()
-    out = Target(options.out / lesson.name, build_id)
-    figures = Target(options.figures / lesson.name, build_id)
-    targets = [out, figures]
-    if options.single_file:  # dist/<lesson>.html, every asset inlined
-        targets.append(Target(options.out / f"{lesson.name}.html", build_id))
-    try:
-        for target in (out, figures):
-            target.staging.mkdir(parents=True)
-        staging = out.staging
-        copy_assets(staging / "assets")
-        (staging / "figures").mkdir()
-        for figure in deck.figures:
-            shutil.copyfile(figure, staging / "figures" / figure.name)
-            shutil.copyfile(figure, figures.staging / figure.name)
-        for published, source in deck.media:  # images and stylesheets the slides name
-            (staging / published).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, staging / published)
-        (staging / "index.html").write_text(deck.html, "utf-8")
-        inputs = pdf_inputs(staging)
-        values = json.dumps(deck.values, ensure_ascii=False, indent=1)
-        (staging / "values.json").write_text(values + "\n", "utf-8")
-        report.seconds["write"] = time.perf_counter() - t0
-        warnings, pdfs = write_pdfs(
-            out.path, staging, inputs, len(deck.slides), options, log, report, progress
-        )
-        record = {
-            "inputs": {name: inputs[name] for name in pdfs},
-            "digests": {name: pdf_digest(staging / name) for name in pdfs},
-            "warnings": warnings,
-        }
-        (staging / PDF_RECORD).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
-        if options.single_file:
-            from deck.publish.singlefile import inline_deck
-
-            targets[2].staging.write_text(inline_deck(staging / "index.html"), "utf-8")
-        publish(targets)
-        report.published = True
-    finally:
-        for target in targets:
-            if target.staging.is_dir():
-                shutil.rmtree(target.staging, ignore_errors=True)
-            else:
-                target.staging.unlink(missing_ok=True)
-    single = f", {targets[2].path}" if options.single_file else ""
-    log(f"  wrote   {out.path}/index.html, values.json" + "".join(f", {p}" for p in pdfs) + single)
-
-
-def previous_build(out: Path) -> dict:
-    try:
-        record = json.loads((out / PDF_RECORD).read_text("utf-8"))
-        return record if isinstance(record, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def write_pdfs(
-    out: Path,
-    staging: Path,
-    inputs: dict[str, str],
-    slides: int,
-    options: Options,
-    log: Log,
-    report: Report,
-    progress: object = None,
-) -> tuple[list[str], list[str]]:
-    """Print the PDFs whose input changed; keep the others from the previous build.
-
-    A PDF is kept when it was printed from the same input (`pdf_inputs`) and is still the file
-    that build wrote (its digest). Returns the layout warnings (slides that overflow), kept
-    with the build so that a rebuild that does not print the slides repeats them, and the PDFs
-    now in `staging`. Without PDFs (`--no-pdf`), PDFs printed from another deck are dropped,
-    never kept as if they showed this one.
-    """
-    previous = previous_build(out)
-    old_inputs = previous.get("inputs") if isinstance(previous.get("inputs"), dict) else {}
-    digests = previous.get("digests") if isinstance(previous.get("digests"), dict) else {}
-    kept = []
-    for name in PDFS:
-        path = out / name
-        if old_inputs.get(name) == inputs[name] and path.is_file():
-            if digests.get(name) == pdf_digest(path):
-                shutil.copyfile(path, staging / name)
-                kept.append(name)
-    old_warnings = [w for w in previous.get("warnings", []) if isinstance(w, str)]
-    if kept:
-        log(f"  kept    {', '.join(kept)} (printed from the same deck)")
-    if not options.pdf:
-        stale = [n for n in PDFS if n not in kept and (out / n).exists()]
-        if stale:
-            log(
-                f"  removed {', '.join(stale)}: printed from an earlier deck "
-                "(build without --no-pdf to print them again)"
-            )
-        warnings = old_warnings if "slides.pdf" in kept else []
-        for warning in warnings:
-            log(warning)
-        report.warnings.extend(warnings)
-        return warnings, kept
-    todo = [name for name in PDFS if name not in kept]
-    if not todo:
-        for warning in old_warnings:
-            log(warning)
-        report.warnings.extend(old_warnings)
-        return old_warnings, kept
-    from deck.publish.pdf import PrintJob, print_pdfs
-
-    t0 = time.perf_counter()
-    jobs = [PrintJob(staging / name, PDFS[name]) for name in todo]
-    done: list[str] = []
-
-    def printed(name: str) -> None:
-        done.append(name)
-        if isinstance(progress, ProgressDisplay):
-            progress.update("pdf", f"{len(done)}/{len(todo)} done ({', '.join(done)})")
-
-    if isinstance(progress, ProgressDisplay):
-        progress.start("pdf", f"printing {', '.join(todo)}")
-    try:
-        overflows = print_pdfs(staging / "index.html", jobs, slides, printed)
-    finally:
-        if isinstance(progress, ProgressDisplay):
-            progress.stop("pdf")
-    warnings = [str(o) for o in overflows] if "slides.pdf" in todo else old_warnings
-    for warning in warnings:
-        log(warning)
-    report.warnings.extend(warnings)
-    report.printed.extend(todo)
-    report.seconds["pdf"] = time.perf_counter() - t0
-    log(f"  printed {', '.join(todo)} ({time.perf_counter() - t0:.1f} s)")
-    return warnings, [name for name in PDFS if name in kept or name in todo]

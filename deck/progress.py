@@ -6,11 +6,47 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Any, TextIO
+from collections.abc import Callable
+from typing import Any, Protocol, TextIO
+
+
+class Progress(Protocol):
+    """What a build tells while it works: log lines, and long tasks (a running section, the
+    PDFs printing) that start, change and stop. Called from several threads at once."""
+
+    def log(self, message: str) -> None: ...
+
+    def start(self, key: str, label: str, detail: str = "") -> None: ...
+
+    def update(self, key: str, detail: str) -> None: ...
+
+    def stop(self, key: str) -> None: ...
+
+    def step(self, event: Any) -> None:
+        """A step of a running section (`deck.execute.run.SectionStep`)."""
+
+
+class LogOnly:
+    """Progress that only passes the log lines on (to a list, a logger, nowhere)."""
+
+    def __init__(self, log: Callable[[str], None] = lambda _: None):
+        self.log = log
+
+    def start(self, key: str, label: str, detail: str = "") -> None:
+        pass
+
+    def update(self, key: str, detail: str) -> None:
+        pass
+
+    def stop(self, key: str) -> None:
+        pass
+
+    def step(self, event: Any) -> None:
+        pass
 
 
 class ProgressDisplay:
-    """Receives the executor's step events (`deck.execute.Progress`) and other long tasks.
+    """Progress on the terminal: the executor's step events and other long tasks.
 
     Use as a context manager; `log` prints a message above the live lines.
     """
@@ -68,8 +104,8 @@ class ProgressDisplay:
         with self.lock:
             self.tasks.pop(key, None)
 
-    def __call__(self, event: Any) -> None:
-        """A step of a running section (see `deck.execute.Progress`)."""
+    def step(self, event: Any) -> None:
+        """A step of a running section (see `deck.execute.run.SectionStep`)."""
         key = f"section:{event.section}"
         if event.step == "done":
             self.stop(key)

@@ -17,10 +17,10 @@ LESSON_YML = "title: 目录测试\nlang: zh-CN\nexec:\n  seed: 0\n  timeout: 20\
 
 def keys(folder: Path) -> dict[str, str]:
     """Each section's cache key, as the build computes it."""
-    from deck.source.folder import load_lesson
+    from deck.source.registry import source_for
     from deck.store.sections import cache_key, environment_fingerprint
 
-    lesson = load_lesson(folder)
+    lesson = source_for(folder.name if folder.is_dir() else str(folder), folder.parent).load()
     fingerprint = environment_fingerprint(lesson)
     return {s.name: cache_key(s, fingerprint) for s in lesson.sections}
 

@@ -16,18 +16,19 @@ from typing import Any
 from fixture_build import ROOT
 
 SCRIPT = """
-import dataclasses, json, sys
+import json, sys
 from pathlib import Path
 from deck.errors import DeckError
 from deck.pipeline import Options, build
+from deck.progress import LogOnly
 
 lessons, args = json.loads(sys.argv[1])
 paths = {"content", "out", "figures", "cache"}
 options = Options(**{k: Path(v) if k in paths else v for k, v in args.items()})
 log = []
 try:
-    report = build(lessons, options, log.append)
-    answer = {"ok": True, **dataclasses.asdict(report), "cached": report.cached}
+    report = build(lessons, options, LogOnly(log.append))
+    answer = {"ok": True, **report.to_json()}
 except DeckError as exc:
     answer = {"ok": False, "errors": [str(d) for d in exc.diagnostics]}
 heavy = [m for m in ("torch", "matplotlib", "numpy", "playwright") if m in sys.modules]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from deck.source.config import ExecConfig, parse_config
+from deck.model import ExecConfig
+from deck.source.config import parse_config
 
 
 def problems(text: str) -> list[str]:

@@ -22,9 +22,10 @@ from catalogue import edit, keys
 from deck.errors import DeckError
 from deck.model import Cell, Code, Div, Loc, Slide
 from deck.options import Options
+from deck.pipeline import UsageError, check_paths
 from deck.preview.watch import ignored
-from deck.runner import UsageError, check_names, check_paths
-from deck.source.folder import load_lesson
+from deck.source.qmd import load_qmd
+from deck.source.registry import QmdFile, sources_for
 from deck.source.replay import replayed
 from fixture_build import ROOT, Built, run_build
 
@@ -62,7 +63,7 @@ def problems(error: pytest.ExceptionInfo[DeckError]) -> list[str]:
 
 
 def warnings_of(path: Path) -> list[str]:
-    return [str(w) for w in load_lesson(path).warnings]
+    return [str(w) for w in load_qmd(path).warnings]
 
 
 # ---- front matter and _metadata.yml ---------------------------------------------------------
@@ -94,14 +95,14 @@ def test_metadata_yml_is_merged_under_the_front_matter(tmp_path: Path):
                 """,
         },
     )
-    config = load_lesson(qmd).config
+    config = load_qmd(qmd).config
     assert config.title == "Own title" and config.lang == "de"
     assert config.slides.footer == "Own footer" and config.slides.slide_number == "c/t"
     assert config.execute == {"echo": False}
 
 
 def test_quarto_defaults_differ_from_a_lessons(tmp_path: Path):
-    config = load_lesson(write(tmp_path, {"talk.qmd": "## A\n"})).config
+    config = load_qmd(write(tmp_path, {"talk.qmd": "## A\n"})).config
     assert config.slides.slide_number is False  # Quarto shows no slide numbers unless asked
     assert config.slides.code_line_numbers is True
     assert config.slides.reveal_options() == {"slideNumber": False}
@@ -149,7 +150,7 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
         )
     assert len(found) == len(expected)  # freeze, cache and jupyter: python3 are accepted
     assert "single self-contained file" in next(w for w in found if "embed-resources" in w)
-    assert load_lesson(qmd).config.slides.theme == "default"
+    assert load_qmd(qmd).config.slides.theme == "default"
 
 
 @pytest.mark.parametrize(
@@ -162,7 +163,7 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
 def test_another_engine_is_an_error(tmp_path: Path, setting: str, message: str):
     qmd = write(tmp_path, {"talk.qmd": f"---\n{setting}\n---\n\n## A\n"})
     with pytest.raises(DeckError) as error:
-        load_lesson(qmd)
+        load_qmd(qmd)
     (found,) = problems(error)
     assert found.startswith(f"{qmd}:2: error [config] {message}")
 
@@ -186,7 +187,7 @@ def test_a_wrong_value_is_an_error_at_its_line(tmp_path: Path):
     text = "---\nformat:\n  revealjs:\n    slide-number: maybe\n---\n\n## A\n"
     qmd = write(tmp_path, {"talk.qmd": text})
     with pytest.raises(DeckError) as error:
-        load_lesson(qmd)
+        load_qmd(qmd)
     assert problems(error) == [
         f"{qmd}:4: error [config] `format.revealjs.slide-number: maybe` must be true, false, "
         "c/t, c, h/v or h.v"
@@ -198,7 +199,7 @@ def test_dark_theme_and_presentation_options_reach_reveal(tmp_path: Path):
         "---\nformat:\n  revealjs:\n    theme: dark\n    slide-number: true\n"
         "    controls: false\n    progress: false\n---\n\n## A\n"
     )
-    config = load_lesson(write(tmp_path, {"talk.qmd": text})).config
+    config = load_qmd(write(tmp_path, {"talk.qmd": text})).config
     assert config.slides.theme == "dark"
     assert config.slides.reveal_options() == {"controls": False, "progress": False}
 
@@ -209,7 +210,7 @@ def test_dark_theme_and_presentation_options_reach_reveal(tmp_path: Path):
 def test_parts_are_cut_at_headings_and_keep_the_files_lines():
     path = FIXTURES / "parts.qmd"
     text = path.read_text()
-    lesson = load_lesson(path)
+    lesson = load_qmd(path)
     assert [s.name for s in lesson.sections] == ["first-part", "second-part", "third-part"]
     slides = [s for section in lesson.sections for s in section.slides]
     assert [(s.title, s.loc.line) for s in slides] == [
@@ -231,7 +232,7 @@ def test_parts_are_cut_at_headings_and_keep_the_files_lines():
 
 def test_a_file_without_headings_is_cut_into_parts_of_about_six_slides(tmp_path: Path):
     text = "".join(f"## Slide {k}\n\ntext {k}\n\n" for k in range(1, 14))
-    lesson = load_lesson(write(tmp_path, {"talk.qmd": text}))
+    lesson = load_qmd(write(tmp_path, {"talk.qmd": text}))
     sizes = [len(s.slides) for s in lesson.sections]
     assert sizes == [6, 7]
     titles = [s.title for section in lesson.sections for s in section.slides]
@@ -242,7 +243,7 @@ def test_a_file_without_headings_is_cut_into_parts_of_about_six_slides(tmp_path:
 
 def test_a_hidden_setup_cell_makes_no_slide(tmp_path: Path):
     text = "---\ntitle: T\n---\n\n```{python}\n#| include: false\nimport math\n```\n\n## A\n"
-    lesson = load_lesson(write(tmp_path, {"talk.qmd": text}))
+    lesson = load_qmd(write(tmp_path, {"talk.qmd": text}))
     slides = lesson.sections[0].slides
     assert [s.title for s in slides] == ["T", "A"]
     assert isinstance(slides[1].blocks[0], Cell)
@@ -253,7 +254,7 @@ def test_title_slide_from_the_front_matter(tmp_path: Path):
         "---\ntitle: The title\nsubtitle: Sub\nauthor:\n  - name: A. Author\n  - B. Author\n"
         "date: 2026-11-29\n---\n\n## A\n"
     )
-    lesson = load_lesson(write(tmp_path, {"talk.qmd": text}))
+    lesson = load_qmd(write(tmp_path, {"talk.qmd": text}))
     title: Slide = lesson.sections[0].slides[0]
     assert (title.title, title.level, title.attrs) == ("The title", 1, {"id": "title-slide"})
     assert "title-slide" in title.classes
@@ -266,7 +267,7 @@ def test_cells_of_another_engine_are_errors_at_their_line(tmp_path: Path, engine
     text = f"## A\n\ntext\n\n```{{{engine}}}\n1 + 1\n```\n"
     qmd = write(tmp_path, {"talk.qmd": text})
     with pytest.raises(DeckError) as error:
-        load_lesson(qmd)
+        load_qmd(qmd)
     (found,) = problems(error)
     assert found.startswith(f"{qmd}:5: error [engine] `{{{engine}}}` cells cannot run")
     assert "only Python cells run" in found
@@ -289,7 +290,7 @@ def known() -> str:
 
 def test_eval_false_shows_the_code_and_never_runs_it(tmp_path: Path):
     text = "---\nexecute:\n  eval: false\n---\n\n## A\n\n```{python}\nnot python at all\n```\n"
-    lesson = load_lesson(write(tmp_path, {"talk.qmd": text}))
+    lesson = load_qmd(write(tmp_path, {"talk.qmd": text}))
     (block,) = lesson.sections[0].slides[0].blocks
     assert isinstance(block, Code) and block.text == "not python at all"
     assert lesson.sections[0].cells() == []
@@ -297,7 +298,7 @@ def test_eval_false_shows_the_code_and_never_runs_it(tmp_path: Path):
 
 def test_static_code_keeps_its_line_steps(tmp_path: Path):
     text = '## A\n\n```{.python code-line-numbers="1-3|5"}\nx = 1\n```\n'
-    (block,) = load_lesson(write(tmp_path, {"talk.qmd": text})).sections[0].slides[0].blocks
+    (block,) = load_qmd(write(tmp_path, {"talk.qmd": text})).sections[0].slides[0].blocks
     assert isinstance(block, Code) and block.lang == "python"
     assert block.attrs == {"code-line-numbers": "1-3|5"}
 
@@ -347,7 +348,7 @@ def test_inline_expressions_and_function_bodies_count_as_reads():
 
 
 def test_replayed_cells_run_first_and_show_nothing():
-    first, second, third = load_lesson(FIXTURES / "parts.qmd").sections
+    first, second, third = load_qmd(FIXTURES / "parts.qmd").sections
     setup, base = first.cells()
     assert [(c.loc, c.replay) for c in second.cells()][0] == (setup.loc, True)  # `double`
     assert [(c.loc, c.replay) for c in third.cells()][:2] == [(setup.loc, True), (base.loc, True)]
@@ -374,7 +375,7 @@ def test_a_prose_edit_reruns_nothing_and_a_cell_edit_only_its_part(tmp_path: Pat
 
 def test_outputs_may_lie_in_the_qmds_folder_but_not_around_it(tmp_path: Path):
     qmd = write(tmp_path / "talk", {"talk.qmd": "## A\n"})
-    names = [str(qmd)]
+    names = sources_for([str(qmd)], tmp_path)
 
     def options(out: Path) -> Options:
         return Options(out=out, figures=tmp_path / "fig", cache=tmp_path / "cache")
@@ -387,15 +388,15 @@ def test_outputs_may_lie_in_the_qmds_folder_but_not_around_it(tmp_path: Path):
 
 def test_two_files_built_into_one_folder_are_refused(tmp_path: Path):
     with pytest.raises(UsageError, match="both be built into talk"):
-        check_names(["a/talk.qmd", "b/talk.qmd"])
+        sources_for(["a/talk.qmd", "b/talk.qmd"], tmp_path)
     with pytest.raises(UsageError, match="plain name"):
-        check_names(["my talk.qmd"])
+        sources_for(["my talk.qmd"], tmp_path)
 
 
 def test_the_watcher_rebuilds_only_for_the_qmds_inputs(tmp_path: Path):
     shutil.copytree(FIXTURES, tmp_path / "talk")
     folder = tmp_path / "talk"
-    roots = [folder / "features.qmd"]
+    roots = [QmdFile("features", folder / "features.qmd")]
     wanted = [
         "features.qmd",
         "_metadata.yml",

@@ -18,9 +18,8 @@ import pytest
 
 from catalogue import assert_failed_cleanly, outputs, stray, tree, write_lesson
 from deck.options import PDFS, Options
-from deck.pipeline import pdf_digest
+from deck.pipeline import build, pdf_digest
 from deck.publish.journal import Target, clean_leftovers, journal_path, publish
-from deck.runner import build
 from fixture_build import ROOT, copy_fixture, run_build
 
 SIMPLE = {
@@ -260,13 +259,13 @@ def test_no_pdf_keeps_pdfs_of_the_same_deck_and_drops_stale_ones(tmp_path: Path)
 def test_a_notes_edit_reprints_only_the_lecturers_notes(tmp_path: Path):
     write_lesson(tmp_path, SIMPLE)
     opts = options(tmp_path, pdf=True)
-    first = build(["cat"], opts, lambda _: None)
+    first = build(["cat"], opts)
     assert first.printed == ["slides.pdf", "handout.pdf", "notes.pdf"]
     out = tmp_path / "dist/cat"
     before = {n: (out / n).read_bytes() for n in first.printed}
     section = tmp_path / "content/cat/01-a.md"
     section.write_text(section.read_text().replace("讲稿", "新的讲稿"))  # speaker notes only
-    notes = build(["cat"], opts, lambda _: None)
+    notes = build(["cat"], opts)
     assert notes.printed == ["notes.pdf"] and notes.published
     assert (out / "slides.pdf").read_bytes() == before["slides.pdf"]
     assert (out / "handout.pdf").read_bytes() == before["handout.pdf"]
@@ -275,11 +274,11 @@ def test_a_notes_edit_reprints_only_the_lecturers_notes(tmp_path: Path):
     clean = tmp_path / "clean"
     write_lesson(clean, SIMPLE)
     (clean / "content/cat/01-a.md").write_text(section.read_text())
-    build(["cat"], options(clean, pdf=True), lambda _: None)
+    build(["cat"], options(clean, pdf=True))
     for name in PDFS:
         assert pdf_digest(clean / "dist/cat" / name) == pdf_digest(out / name), name
     section.write_text(section.read_text().replace("答案是", "结果是"))  # what the slide says
-    prose = build(["cat"], opts, lambda _: None)
+    prose = build(["cat"], opts)
     assert prose.printed == ["slides.pdf", "handout.pdf", "notes.pdf"]
 
 
@@ -287,18 +286,18 @@ def test_a_handout_block_edit_reprints_the_handouts_not_the_slides(tmp_path: Pat
     handout = "\n\n        ::: handout\n        讲义提示：**记住** 6 × 7。\n        :::\n"
     write_lesson(tmp_path, {"01-a.md": SIMPLE["01-a.md"] + handout})
     opts = options(tmp_path, pdf=True)
-    build(["cat"], opts, lambda _: None)
+    build(["cat"], opts)
     out = tmp_path / "dist/cat"
     slides = (out / "slides.pdf").read_bytes()
     section = tmp_path / "content/cat/01-a.md"
     section.write_text(section.read_text().replace("记住", "别忘了"))
-    edit = build(["cat"], opts, lambda _: None)
+    edit = build(["cat"], opts)
     assert edit.printed == ["handout.pdf", "notes.pdf"]
     assert (out / "slides.pdf").read_bytes() == slides
     clean = tmp_path / "clean"
     write_lesson(clean, {"01-a.md": ""})
     (clean / "content/cat/01-a.md").write_text(section.read_text())
-    build(["cat"], options(clean, pdf=True), lambda _: None)
+    build(["cat"], options(clean, pdf=True))
     for name in PDFS:
         assert pdf_digest(clean / "dist/cat" / name) == pdf_digest(out / name), name
 
@@ -306,13 +305,13 @@ def test_a_handout_block_edit_reprints_the_handouts_not_the_slides(tmp_path: Pat
 def test_a_kept_pdf_edited_by_hand_is_printed_again(tmp_path: Path):
     write_lesson(tmp_path, SIMPLE)
     opts = options(tmp_path, pdf=True)
-    build(["cat"], opts, lambda _: None)
+    build(["cat"], opts)
     out = tmp_path / "dist/cat"
     good = (out / "slides.pdf").read_bytes()
     (out / "slides.pdf").write_bytes(good[:-100])  # damaged after the build
     section = tmp_path / "content/cat/01-a.md"
     section.write_text(section.read_text().replace("讲稿", "新的讲稿"))  # notes only
-    again = build(["cat"], opts, lambda _: None)
+    again = build(["cat"], opts)
     assert again.printed == ["slides.pdf", "notes.pdf"]
     fresh = (out / "slides.pdf").read_bytes()
     assert len(fresh) == len(good) and fresh.rstrip().endswith(b"%%EOF")
@@ -344,36 +343,36 @@ def options(root: Path, **kw: object) -> Options:
 
 def test_the_report_says_what_ran_and_a_no_change_build_does_nothing(tmp_path: Path):
     write_lesson(tmp_path, {**SIMPLE, "02-b.md": "## 二\n\n```{python}\ny = 1\n```\n"})
-    first = build(["cat"], options(tmp_path), lambda _: None)
+    first = build(["cat"], options(tmp_path))
     assert first.executed == ["cat/01-a", "cat/02-b"] and first.published
-    again = build(["cat"], options(tmp_path), lambda _: None)
+    again = build(["cat"], options(tmp_path))
     assert again.up_to_date == ["cat"] and again.executed == [] and not again.published
     section = tmp_path / "content/cat/01-a.md"
     section.write_text(section.read_text().replace("讲稿", "新的讲稿"))  # prose only
-    prose = build(["cat"], options(tmp_path), lambda _: None)
+    prose = build(["cat"], options(tmp_path))
     assert prose.executed == [] and prose.reused == ["cat/01-a", "cat/02-b"] and prose.published
 
 
 @pytest.mark.parametrize("damage", ["delete", "edit"])
 def test_an_output_deleted_or_edited_by_hand_is_rebuilt(tmp_path: Path, damage: str):
     write_lesson(tmp_path, SIMPLE)
-    build(["cat"], options(tmp_path), lambda _: None)
+    build(["cat"], options(tmp_path))
     index = tmp_path / "dist/cat/index.html"
     good = index.read_bytes()
     if damage == "delete":
         index.unlink()
     else:
         index.write_text("edited by hand")
-    report = build(["cat"], options(tmp_path), lambda _: None)
+    report = build(["cat"], options(tmp_path))
     assert report.up_to_date == [] and report.published
     assert index.read_bytes() == good
 
 
 def test_a_data_file_in_the_lesson_folder_is_an_input_of_the_no_change_check(tmp_path: Path):
     write_lesson(tmp_path, {**SIMPLE, "data.csv": "1,2\n"})
-    build(["cat"], options(tmp_path), lambda _: None)
+    build(["cat"], options(tmp_path))
     (tmp_path / "content/cat/data.csv").write_text("3,4\n")
-    report = build(["cat"], options(tmp_path), lambda _: None)
+    report = build(["cat"], options(tmp_path))
     assert report.up_to_date == []
 
 

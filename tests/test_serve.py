@@ -22,6 +22,7 @@ from deck.errors import DeckError, Diagnostic
 from deck.model import Loc
 from deck.pipeline import Options, build
 from deck.preview.serve import STATUS, Preview, measure_reload_latency, running
+from deck.source.registry import LessonFolder
 from fixture_build import ROOT, copy_fixture
 
 READY = "window.deckLive && deckLive.ready && window.Reveal && Reveal.isReady()"
@@ -71,7 +72,7 @@ def static_preview(tmp_path: Path) -> Iterator[Preview]:
     lesson.mkdir(parents=True)
     out = tmp_path / "dist"
     fake_deck(out)
-    with running(lambda: None, [lesson], out) as preview:
+    with running(lambda: None, [LessonFolder(lesson.name, lesson)], out) as preview:
         wait_for(lambda: preview.status.builds)
         yield preview
 
@@ -197,7 +198,9 @@ def live(tmp_path: Path, shared_cache: Path) -> Iterator[tuple[Preview, Path]]:
         cache=shared_cache,
         pdf=False,
     )
-    with running(lambda: build(["mini"], options, lambda _: None), [folder], options.out) as p:
+    with running(
+        lambda: build(["mini"], options), [LessonFolder(folder.name, folder)], options.out
+    ) as p:
         wait_for(lambda: p.status.builds)
         assert p.status.errors == []
         yield p, folder
@@ -263,7 +266,7 @@ def test_any_exception_from_the_build_is_shown_and_the_server_stays_up(tmp_path:
         if len(calls) == 3:
             raise SystemExit(3)
 
-    with running(flaky, [lesson], out) as preview:
+    with running(flaky, [LessonFolder(lesson.name, lesson)], out) as preview:
         wait_for(lambda: preview.status.builds == 1)
         for n in (2, 3, 4):
             (lesson / "01-a.md").write_text(f"## {n}\n")
@@ -302,7 +305,9 @@ def test_files_a_cell_writes_into_the_lesson_do_not_trigger_rebuilds(tmp_path: P
         pdf=False,
         force=True,  # every build runs the cell, so every build writes the files again
     )
-    with running(lambda: build(["writer"], options, lambda _: None), [folder], options.out) as p:
+    with running(
+        lambda: build(["writer"], options), [LessonFolder(folder.name, folder)], options.out
+    ) as p:
         wait_for(lambda: p.status.builds == 1)
         assert p.status.errors == [] and (folder / "written.txt").is_file()
         edit(folder / "01-a.md", "数据是", "数据为")  # a save: one more build, which writes again
@@ -354,7 +359,7 @@ def test_a_page_opened_before_the_first_build_shows_its_errors_then_the_deck(
             raise DeckError([Diagnostic(Loc("lesson.yml", 3), "lesson", "bad YAML")])
         fake_deck(out)
 
-    with running(first_fails_then_builds, [lesson], out) as preview:
+    with running(first_fails_then_builds, [LessonFolder(lesson.name, lesson)], out) as preview:
         context = browser.new_context()
         try:
             page = context.new_page()

@@ -44,7 +44,7 @@ class Job:
 
 
 @dataclass(frozen=True)
-class Progress:
+class SectionStep:
     """A section's worker started a step. Sent to `on_progress` from the thread that runs the
     section (several sections run at once): keep the callback quick and thread-safe.
 
@@ -65,7 +65,7 @@ class Progress:
     ok: bool = True
 
 
-OnProgress = Callable[[Progress], None]
+OnProgress = Callable[[SectionStep], None]
 
 
 def threads_per_worker(workers: int) -> int:
@@ -159,7 +159,7 @@ def _run_worker(
         kind = kind or step.kind
         cell = step.index if step.kind == "cell" else (0 if step.kind == "start" else cells)
         on_progress(
-            Progress(
+            SectionStep(
                 job.section.name,
                 job.section.rel,
                 kind,

@@ -22,6 +22,7 @@ from typing import Any
 from deck.errors import DeckError
 from deck.preview.server import PAGE, STATUS, ServeError, Status, hidden, open_server
 from deck.preview.watch import Changes, Watcher
+from deck.source.registry import Source
 
 __all__ = [
     "STATUS",
@@ -99,7 +100,7 @@ class Preview:
     """A bound preview server and its rebuild loop (`run`); `serve` runs one in the foreground,
     tests and benchmarks in a thread (`running`)."""
 
-    def __init__(self, build: Build, watched: list[Path], out: Path, port: int, log: Log):
+    def __init__(self, build: Build, watched: list[Source], out: Path, port: int, log: Log):
         self.build = build
         self.log = log
         self.status = Status()
@@ -166,7 +167,7 @@ class Preview:
 
 def serve(
     build: Build,
-    watched: list[Path],
+    watched: list[Source],
     out: Path,
     port: int,
     log: Log,
@@ -175,7 +176,7 @@ def serve(
     """Serve `out` on 127.0.0.1:`port`, build now and after every change, until Ctrl-C or
     `stop`. Raises ServeError, before building anything, when the port cannot be used."""
     preview = Preview(build, watched, out, port, log)
-    names = " ".join(f"{preview.url}{p.stem if p.suffix == '.qmd' else p.name}/" for p in watched)
+    names = " ".join(f"{preview.url}{source.name}/" for source in watched)
     log(f"serving {names or preview.url} (Ctrl-C stops)")
     try:
         preview.run(stop or threading.Event())
@@ -187,7 +188,7 @@ def serve(
 
 @contextmanager
 def running(
-    build: Build, watched: list[Path], out: Path, log: Log = lambda _: None, port: int = 0
+    build: Build, watched: list[Source], out: Path, log: Log = lambda _: None, port: int = 0
 ) -> Iterator[Preview]:
     """A preview serving and rebuilding in a background thread (for tests and benchmarks)."""
     preview = Preview(build, watched, out, port, log)

@@ -8,11 +8,12 @@ changes between builds; a change made while a build was running is taken to be t
 (a cell writing a file) and ignored, so such a lesson cannot loop.
 
 A `.qmd` root is watched through its folder, which may hold anything (its own dist/ too): only
-its inputs count, as the build's no-change check counts them (`manifest.qmd_inputs`).
+its inputs count, as the build's no-change check counts them (`Source.is_input`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import queue
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import watchfiles
 
-from deck.store.manifest import NAMED_FILE, QMD_INPUTS
+from deck.source.registry import Source
 
 SOURCE_NAMES = frozenset({"lesson.yml", "_metadata.yml"})
 SOURCE_SUFFIXES = frozenset({".md", ".qmd", ".py"})
@@ -51,60 +52,20 @@ def signature(path: Path) -> Signature:
         return None
 
 
-def _hidden(parts: tuple[str, ...]) -> bool:
-    return any(p.startswith((".", "#")) or p == "__pycache__" or p.endswith("~") for p in parts)
+def ignored(path: Path, sources: Iterable[Source]) -> bool:
+    """Hidden files and folders, caches, editor droppings, and anything that is not an input of
+    a watched source (for a `.qmd`: anything in its folder that it does not read)."""
+    return not any(source.is_input(path) for source in sources)
 
 
-def ignored(path: Path, roots: Iterable[Path]) -> bool:
-    """Hidden files and folders, caches, editor droppings, and anything outside the roots (for
-    a `.qmd` root: anything that is not one of its inputs)."""
-    for root in roots:
-        if root.suffix == ".qmd":
-            if qmd_input(root, path):
-                return False
-            continue
-        try:
-            parts = path.relative_to(root).parts
-        except ValueError:
-            continue
-        if not _hidden(parts):
-            return False
-    return True
+def absolute(sources: Iterable[Source]) -> list[Source]:
+    return [dataclasses.replace(s, path=s.path.absolute()) for s in sources]  # type: ignore[type-var]
 
 
-def qmd_input(qmd: Path, path: Path) -> bool:
-    """The .qmd itself, `_metadata.yml`, and beside it the modules, images and stylesheets;
-    in subfolders, its packages' modules and the files it names."""
-    folder = qmd.parent
-    try:
-        parts = path.relative_to(folder).parts
-    except ValueError:
-        return False
-    if _hidden(parts):
-        return False
-    if path == qmd or parts == ("_metadata.yml",):
-        return True
-    if len(parts) == 1:
-        return path.suffix.lower() in QMD_INPUTS
-    if path.suffix == ".py":  # inside packages: every folder on the way has an __init__.py
-        return all(
-            (folder.joinpath(*parts[:k]) / "__init__.py").exists() for k in range(1, len(parts))
-        )
-    try:
-        named = set(NAMED_FILE.findall(qmd.read_text("utf-8", errors="replace")))
-    except OSError:
-        return False
-    return "/".join(parts) in named
-
-
-def watched_folder(root: Path) -> Path:
-    """What is watched for a root: a lesson folder, or a .qmd's folder."""
-    return root.parent if root.suffix == ".qmd" else root
-
-
-def walk(roots: list[Path]) -> Iterator[Path]:
-    """Every file under `roots`; files and folders that vanish meanwhile are skipped."""
-    for root in map(watched_folder, roots):
+def walk(sources: list[Source]) -> Iterator[Path]:
+    """Every file in the sources' folders; files and folders that vanish meanwhile are
+    skipped."""
+    for root in dict.fromkeys(s.folder for s in sources):
         if root.is_file():
             yield root
         for folder, _dirs, files in os.walk(root):  # os.walk ignores errors (unlike rglob)
@@ -121,8 +82,8 @@ class Batch:
 class Changes:
     """The last seen signature of every file under the watched roots; decides what is new."""
 
-    def __init__(self, roots: list[Path]) -> None:
-        self.roots = [r.absolute() for r in roots]
+    def __init__(self, sources: list[Source]) -> None:
+        self.roots = absolute(sources)
         self.known: dict[Path, Signature] = {}
         self.noted: set[Path] = set()
         for path in walk(self.roots):
@@ -161,8 +122,8 @@ class Changes:
 class Watcher:
     """A thread that reports batches of changed paths under `roots` from OS file events."""
 
-    def __init__(self, roots: list[Path], log: Callable[[str], None]) -> None:
-        self.roots = [r.absolute() for r in roots]
+    def __init__(self, sources: list[Source], log: Callable[[str], None]) -> None:
+        self.roots = absolute(sources)
         self.log = log
         self.batches: queue.Queue[Batch] = queue.Queue()
         self.stop = threading.Event()
@@ -179,13 +140,13 @@ class Watcher:
     def run(self) -> None:
         failed = False
         while not self.stop.is_set():
-            roots = [r for r in self.roots if r.exists()]
+            roots = [r for r in self.roots if r.path.exists()]
             if not roots:
                 self.stop.wait(0.5)  # a lesson folder moved away: wait for it to come back
                 continue
             try:
                 for changes in watchfiles.watch(
-                    *dict.fromkeys(map(watched_folder, roots)),
+                    *dict.fromkeys(r.folder for r in roots),
                     watch_filter=lambda _change, path: not ignored(Path(path), self.roots),
                     step=20,
                     stop_event=self.stop,
@@ -194,7 +155,7 @@ class Watcher:
                 ):
                     paths = frozenset(Path(p) for _, p in changes)
                     self.batches.put(Batch(time.monotonic(), paths))
-                    if not all(r.exists() for r in roots):
+                    if not all(r.path.exists() for r in roots):
                         break  # watch again once the folder is back
             except Exception as exc:  # the OS watcher failed: say so once, retry
                 if not failed:

@@ -12,7 +12,7 @@ from deck.model import Cell, CellResult, Loc
 from deck.render.htmltext import highlight_code, plain
 
 if TYPE_CHECKING:
-    from deck.render.deck import _SectionRenderer
+    from deck.render.context import RenderContext
 
 
 def option_line(cell: Cell, key: str) -> Loc:
@@ -21,7 +21,7 @@ def option_line(cell: Cell, key: str) -> Loc:
     return Loc(cell.loc.path, cell.loc.line + 1 + list(cell.options).index(key))
 
 
-def render_cell(r: _SectionRenderer, cell: Cell) -> str:
+def render_cell(r: RenderContext, cell: Cell) -> str:
     """Code (when echoed) and what it showed, where `output-location` puts it."""
     result = r.cells.get(id(cell))
     if cell.replay or result is None or r.option(cell, "include") is False:
@@ -61,7 +61,7 @@ def render_cell(r: _SectionRenderer, cell: Cell) -> str:
     return f'<div class="cell">{body}</div>' if body else ""
 
 
-def outputs(r: _SectionRenderer, cell: Cell, result: CellResult) -> str:
+def outputs(r: RenderContext, cell: Cell, result: CellResult) -> str:
     shown = r.option(cell, "output")
     if shown is False:
         return ""
@@ -91,7 +91,7 @@ def outputs(r: _SectionRenderer, cell: Cell, result: CellResult) -> str:
     return "\n".join(parts)
 
 
-def figure_html(r: _SectionRenderer, cell: Cell, file: str, width: float, height: float) -> str:
+def figure_html(r: RenderContext, cell: Cell, file: str, width: float, height: float) -> str:
     alt = r.fill(cell.options.get("fig-alt") or "")
     caption = cell.options.get("fig-cap")
     caption_html = ""

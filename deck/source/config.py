@@ -10,80 +10,19 @@ from __future__ import annotations
 
 import datetime
 import difflib
-import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from deck.errors import Diagnostic
-from deck.model import Loc
-
-DEFAULT_TIMEOUT = 300.0
-DEFAULT_OUTPUT_LIMIT = 1_000_000  # characters of printed output kept per cell
-
-
-def _half_the_memory_mb() -> int:
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):
-        return 4096
-    return max(512, total // 2 // 2**20)
-
-
-@dataclass(frozen=True)
-class ExecConfig:
-    seed: int = 0
-    timeout: float = DEFAULT_TIMEOUT  # seconds per cell (a cell's `#| timeout:` overrides)
-    memory_mb: int = field(default_factory=_half_the_memory_mb)  # address space per worker
-    output_limit: int = DEFAULT_OUTPUT_LIMIT
-
-    def fingerprint(self) -> dict[str, Any]:
-        """What of these settings can change results (the cache key's part)."""
-        return {"seed": self.seed}
-
-
-@dataclass(frozen=True)
-class SlideConfig:
-    """How the deck is presented: a `.qmd`'s `format: revealjs:` options."""
-
-    slide_number: bool | str = True  # true: the deck's own "c/t"
-    controls: bool | None = None  # None: reveal.js's default
-    progress: bool | None = None
-    incremental: bool = False
-    smaller: bool = False
-    scrollable: bool = False
-    footer: str | None = None
-    logo: str | None = None
-    code_line_numbers: bool | str = False
-    css: tuple[str, ...] = ()
-    theme: str = "default"  # or "dark"
-
-    def reveal_options(self) -> dict[str, Any]:
-        """What reveal.js is told besides the deck's own settings (`window.deckOptions`)."""
-        options: dict[str, Any] = {}
-        if self.slide_number is not True:
-            options["slideNumber"] = self.slide_number
-        if self.controls is not None:
-            options["controls"] = self.controls
-        if self.progress is not None:
-            options["progress"] = self.progress
-        return options
-
-
-@dataclass(frozen=True)
-class LessonConfig:
-    title: str | None = None
-    subtitle: str | None = None
-    course: str | None = None
-    author: str | None = None
-    date: str | None = None
-    lang: str = "zh-CN"
-    exec: ExecConfig = field(default_factory=ExecConfig)
-    slides: SlideConfig = field(default_factory=SlideConfig)
-    execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
+from deck.model import (
+    ExecConfig,
+    LessonConfig,
+    Loc,
+)
 
 
 class Invalid(Exception):

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from deck.errors import DeckError, Diagnostic
-from deck.model import Lesson, Loc
-from deck.source.config import LessonConfig, parse_config
+from deck.model import Lesson, LessonConfig, Loc
+from deck.source.config import parse_config
 from deck.source.scanner import parse_section
 
 SECTION_FILE = re.compile(r"^\d+[-_].*\.md$")
@@ -46,12 +46,7 @@ def ignored_files(folder: Path) -> list[Diagnostic]:
 
 
 def load_lesson(folder: Path) -> Lesson:
-    """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems.
-    A `.qmd` file is read as Quarto reads it (see `deck.source.qmd`)."""
-    if folder.suffix == ".qmd":
-        from deck.source.qmd import load_qmd
-
-        return load_qmd(folder)
+    """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems."""
     diagnostics: list[Diagnostic] = []
     meta_path = folder / "lesson.yml"
     config, meta = LessonConfig(), {}

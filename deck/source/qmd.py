@@ -24,13 +24,13 @@ from deck.model import (
     Columns,
     Div,
     Lesson,
+    LessonConfig,
     Loc,
     Prose,
     Section,
     Slide,
     walk_blocks,
 )
-from deck.source.config import LessonConfig
 from deck.source.folder import display_path, read_text
 from deck.source.qmdconfig import merge, parse_quarto_config, quarto_config
 from deck.source.replay import replayed

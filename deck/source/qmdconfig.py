@@ -14,18 +14,15 @@ from typing import Any
 import yaml
 
 from deck.errors import Diagnostic
-from deck.model import Loc
+from deck.model import ExecConfig, LessonConfig, Loc, SlideConfig
 from deck.source.attributes import line_steps
 from deck.source.config import (
     EXEC_FIELDS,
     EXEC_SCHEMA,
     Accepted,
     Check,
-    ExecConfig,
     Invalid,
-    LessonConfig,
     NodeCheck,
-    SlideConfig,
     as_text,
     check_mapping,
 )

@@ -11,29 +11,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from deck.blocks import kind_for
+from deck.blocks.base import Opening
 from deck.errors import Diagnostic
 from deck.model import (
     Block,
     Cell,
-    Choice,
     Code,
-    Column,
-    Columns,
-    Div,
     InlineExpr,
     Loc,
-    Notes,
     Pause,
     Prose,
-    Quiz,
     Section,
     Slide,
     placeholder,
 )
-from deck.render.widgets import data_expression, directive_problem
-from deck.source.attributes import line_steps, option_problem, parse_attrs
+from deck.source.attributes import (
+    QUARTO_ONLY_OPTIONS,
+    YAML_PROBLEMS,
+    line_steps,
+    option_problem,
+    parse_attrs,
+    read_yaml,
+)
 
 FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
@@ -43,53 +43,8 @@ HEADING_ATTRS = re.compile(r"^(.*?)\s+\{([^{}]*)\}$")
 ONLY_ATTRS = re.compile(r"^\{([^{}]*)\}$")  # `## {background-image="a.png"}`: no title
 UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
-CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
-SUB_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")  # a callout's title, a tab's name
-CALLOUT = re.compile(r"^callout-(note|tip|warning|caution|important)$")
 ENGINE = re.compile(r"^[\w-]*")
-# Cell options Quarto knows that only shape its own HTML or its own cache: in a .qmd they are
-# read and named in a warning, not applied.
-QUARTO_ONLY_OPTIONS = {
-    "cache",
-    "cap-location",
-    "classes",
-    "code-fold",
-    "code-overflow",
-    "code-summary",
-    "code-tools",
-    "column",
-    "comment",
-    "fig-cap-location",
-    "fig-column",
-    "fig-dpi",
-    "fig-env",
-    "fig-format",
-    "fig-link",
-    "fig-pos",
-    "fig-subcap",
-    "freeze",
-    "layout",
-    "layout-align",
-    "layout-ncol",
-    "layout-nrow",
-    "lst-cap",
-    "lst-label",
-    "message",
-    "panel",
-    "tbl-cap",
-    "tbl-cap-location",
-    "tbl-colwidths",
-    "tbl-column",
-}
-# What PyYAML may raise on text it cannot read (a bad date raises ValueError, deep nesting
-# RecursionError): every one of them is an author's mistake to report, never a crash.
-YAML_PROBLEMS = (yaml.YAMLError, ValueError, OverflowError, RecursionError)
-YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 4× faster, same values
-
-
-def read_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=YAML_LOADER)  # a safe loader: plain values only
 
 
 @dataclass(frozen=True)
@@ -106,7 +61,7 @@ LESSON = Dialect()
 
 
 @dataclass
-class _Scanner:
+class Scanner:
     """Walks one section file's lines. Holds only parse state; the result is immutable."""
 
     rel: str
@@ -323,83 +278,18 @@ class _Scanner:
             attrs: dict[str, str] = {}
         else:
             classes, attrs = parsed
-        if "quiz" in classes:
-            return self.quiz(start, attrs)
-        if "widget" in classes:  # deck/widgets.py: its data is evaluated like an inline value
-            problem = directive_problem(attrs)
-            if problem:
-                self.error(start, "widget", problem)
-            else:
-                expr = data_expression(attrs["data"])
-                self.inlines.append(InlineExpr(len(self.inlines), expr, self.loc(start)))
-        blocks, closed = self.blocks(top=False)
-        if not closed:
-            self.error(start, "parse", f"`{m.group(1)} {spec}` is never closed by `:::`")
-            return None
-        loc = self.loc(start)
-        if "notes" in classes:
-            return Notes(self.block_text(blocks, start), loc)
-        if "panel-tabset" in classes:
-            return Div(classes, attrs, tuple(self.tabs(blocks)), loc)
-        if any(CALLOUT.match(c) for c in classes):
-            return self.callout(classes, attrs, blocks, loc)
-        if "columns" in classes:
-            columns = []
-            for block in blocks:
-                if isinstance(block, Div) and "column" in block.classes:
-                    columns.append(Column(block.attrs.get("width"), block.blocks, block.loc))
-                else:
-                    self.error(
-                        block.loc.line - 1, "parse", "only `::: column` may stand in columns"
-                    )
-            return Columns(tuple(columns), loc)
-        return Div(classes, attrs, tuple(blocks), loc)
+        opening = Opening(start, m.group(1), spec, tuple(classes), attrs)
+        return kind_for(opening.classes).parse(self, opening)
 
-    def tabs(self, blocks: list[Block]) -> list[Block]:
-        """`::: panel-tabset`: each heading inside starts a tab, `Div(("tab",), {title})`.
-        Blocks before the first heading stay above the tabs."""
-        out: list[Block] = []
-        tab: list[Block] | None = None
-        title, at = "", self.loc(0)
+    def body(self) -> tuple[list[Block], bool]:
+        """The blocks up to the closing `:::` of the block being read, and whether it came."""
+        return self.blocks(top=False)
 
-        def close() -> None:
-            if tab is not None:
-                out.append(Div(("tab",), {"title": title}, tuple(tab), at))
-
-        for block in blocks:
-            if not isinstance(block, Prose):
-                (tab if tab is not None else out).append(block)
-                continue
-            for piece in split_at_headings(block):
-                heading = SUB_HEADING.match(piece.text)
-                if heading and "\n" not in piece.text:
-                    close()
-                    tab, title, at = [], heading.group(1), piece.loc
-                else:
-                    (tab if tab is not None else out).append(piece)
-        close()
-        if not any(isinstance(b, Div) and "tab" in b.classes for b in out):
-            line = blocks[0].loc.line - 1 if blocks else 0
-            self.error(line, "parse", "a panel-tabset needs a heading (`### Name`) per tab")
-        return out
-
-    def callout(
-        self, classes: tuple[str, ...], attrs: dict[str, str], blocks: list[Block], loc: Loc
-    ) -> Div:
-        """A callout's title (its first heading, or `title="…"`) becomes its first block,
-        `Div(("callout-title",))`; without one the renderer names the kind."""
-        title: Prose | None = None
-        if "title" in attrs:
-            title = Prose(self.inline(attrs.pop("title"), loc.line - 1), loc)
-        elif blocks and isinstance(blocks[0], Prose):
-            first, *rest = split_at_headings(blocks[0])
-            heading = SUB_HEADING.match(first.text)
-            if heading and "\n" not in first.text:
-                title = Prose(heading.group(1), first.loc)
-                blocks = [*rest, *blocks[1:]]
-        if title is not None:
-            blocks = [Div(("callout-title",), {}, (title,), title.loc), *blocks]
-        return Div(classes, attrs, tuple(blocks), loc)
+    def add_inline(self, expr: str, loc: Loc) -> InlineExpr:
+        """An expression evaluated like an inline value (a quiz's answer, a widget's data)."""
+        found = InlineExpr(len(self.inlines), expr, loc)
+        self.inlines.append(found)
+        return found
 
     def block_text(self, blocks: list[Block], start: int) -> str:
         """Notes and explanations hold Markdown prose only.
@@ -422,64 +312,6 @@ class _Scanner:
             text += "\n" * gap + piece
             at += gap + piece.count("\n")
         return text
-
-    def quiz(self, start: int, attrs: dict[str, str]) -> Quiz | None:
-        question: list[str] = []
-        choices: list[tuple[int, list[str], bool]] = []
-        explanation = ""
-        while self.pos < len(self.lines):
-            i, line = self.pos, self.lines[self.pos]
-            if DIV_CLOSE.match(line):
-                self.pos += 1
-                break
-            m = DIV_OPEN.match(line)
-            if m and m.group(2) in ("explain", "{.explain}"):
-                self.pos += 1
-                blocks, closed = self.blocks(top=False)
-                if not closed:
-                    self.error(i, "parse", "`::: explain` is never closed by `:::`")
-                    return None
-                explanation = self.block_text(blocks, start)
-                continue
-            c = CHOICE.match(line)
-            if c:
-                choices.append((i, [self.inline(c.group(2), i)], c.group(1) != " "))
-            elif choices and line.startswith((" ", "\t")) and line.strip():
-                if i != choices[-1][0] + len(choices[-1][1]):
-                    self.error(i, "quiz", "a choice goes on in the next line, not after a blank")
-                choices[-1][1].append(self.inline(line.strip(), i))
-            elif choices and line.strip():
-                self.error(i, "quiz", "after the choices only `::: explain` may follow")
-            elif not choices:
-                question.append(self.inline(line, i))
-            self.pos += 1
-        else:
-            self.error(start, "parse", "`::: quiz` is never closed by `:::`")
-            return None
-        loc = self.loc(start)
-        answer = None
-        if "answer" in attrs:
-            answer = InlineExpr(len(self.inlines), attrs["answer"], loc)
-            self.inlines.append(answer)
-        marked = sum(1 for _, _, correct in choices if correct)
-        if len(choices) < 2:
-            self.error(start, "quiz", "a quiz needs at least two `- [ ]` choices")
-            return None
-        if answer is None and marked != 1:
-            self.error(start, "quiz", f"mark exactly one choice `[x]` (found {marked})")
-            return None
-        if answer is not None and marked:
-            self.error(start, "quiz", "give the answer either by `[x]` or by answer=, not both")
-            return None
-        # The question's text starts with the `::: quiz` line itself (left empty), so that its
-        # line k is the file's line `loc.line + k`, as for every text with a Loc.
-        return Quiz(
-            question="\n".join(["", *question]).rstrip(),
-            choices=tuple(Choice("\n".join(t), ok, self.loc(i)) for i, t, ok in choices),
-            explanation=explanation,
-            answer=answer,
-            loc=loc,
-        )
 
     # ---- slides -------------------------------------------------------------------------
 
@@ -513,28 +345,6 @@ class _Scanner:
         return slides
 
 
-def split_at_headings(prose: Prose) -> list[Prose]:
-    """A prose block cut before and after each heading line, each piece with its own line."""
-    lines = prose.text.split("\n")
-    pieces: list[Prose] = []
-    start = 0
-    for k, line in enumerate(lines):
-        if SUB_HEADING.match(line):
-            pieces.append(_piece(lines, start, k, prose.loc))
-            pieces.append(_piece(lines, k, k + 1, prose.loc))
-            start = k + 1
-    pieces.append(_piece(lines, start, len(lines), prose.loc))
-    return [p for p in pieces if p.text]
-
-
-def _piece(lines: list[str], start: int, end: int, loc: Loc) -> Prose:
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return Prose("\n".join(lines[start:end]), Loc(loc.path, loc.line + start))
-
-
 def front_matter_end(lines: list[str]) -> int | None:
     """The closing line's index when the file opens like YAML front matter: `---`, at once
     `key: value` lines, then `---` or `...`."""
@@ -560,7 +370,7 @@ def parse_section(
     top looks like front matter, a warning says so.
     """
     lines = text.replace("\r\n", "\n").split("\n")
-    scanner = _Scanner(rel, lines, dialect)
+    scanner = Scanner(rel, lines, dialect)
     end = front_matter_end(lines)
     if end is not None:
         scanner.diagnostics.append(
@@ -589,6 +399,6 @@ def parse_part(
 ) -> tuple[list[Slide], list[InlineExpr], list[Diagnostic]]:
     """Lines `start:end` (0-based) of a longer file, which must begin at a slide break: its
     slides, inline expressions (numbered from 0) and problems, at the file's real lines."""
-    scanner = _Scanner(rel, lines[:end], dialect, pos=start)
+    scanner = Scanner(rel, lines[:end], dialect, pos=start)
     slides = scanner.slides()
     return slides, scanner.inlines, scanner.diagnostics

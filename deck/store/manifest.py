@@ -11,20 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deck.source.registry import SKIP_PARTS, Source
 from deck.theme import ENGINE, ROOT
 
 SCHEMA = 1
-SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
-# A .qmd's inputs besides itself and `_metadata.yml`: files of these kinds in its folder (and
-# its Python packages' modules), and any such file it names in a subfolder.
-QMD_INPUTS = {".py", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".css"}
-NAMED_FILE = re.compile(r"[\w./@%-]+\.(?:png|jpe?g|gif|svg|webp|css|py)\b", re.I)
 
 
 @dataclass
@@ -73,7 +68,7 @@ def _site_packages_state() -> list[Any]:
     return state
 
 
-def inputs_digest(hasher: Hasher, lesson_dir: Path, options: dict[str, Any]) -> str:
+def inputs_digest(hasher: Hasher, source: Source, options: dict[str, Any]) -> str:
     """One hash of the sources a build of the lesson reads (its cache entries apart)."""
     from deck.publish.assets import asset_sources  # light: paths only
 
@@ -82,46 +77,13 @@ def inputs_digest(hasher: Hasher, lesson_dir: Path, options: dict[str, Any]) -> 
     def add(label: str, files: dict[str, str]) -> None:
         h.update(label.encode() + b"\0" + json.dumps(files, sort_keys=True).encode())
 
-    lesson = qmd_inputs(hasher, lesson_dir) if lesson_dir.suffix == ".qmd" else None
-    add("lesson", lesson if lesson is not None else hasher.tree(lesson_dir))
+    add("lesson", source.inputs(hasher))
     add("engine", hasher.tree(ENGINE))
     add("build.py", {"build.py": hasher.file(ROOT / "build.py")})
     add("assets", {dest: hasher.file(src) for dest, src in asset_sources()})
     katex = ROOT / "node_modules" / "katex" / "package.json"
     add("katex", {"package.json": hasher.file(katex)})
     return h.hexdigest()
-
-
-def qmd_inputs(hasher: Hasher, qmd: Path) -> dict[str, str]:
-    """A Quarto file's inputs: the file, `_metadata.yml`, the `.py` modules, images and
-    stylesheets in its folder, and those it names in subfolders; not the rest of the folder
-    (it may hold anything, its own dist/ too)."""
-    folder = qmd.parent
-    files = {qmd.name: hasher.file(qmd), "_metadata.yml": hasher.file(folder / "_metadata.yml")}
-
-    def add(path: Path) -> None:
-        files[path.relative_to(folder).as_posix()] = hasher.file(path)
-
-    def modules(package: Path) -> None:
-        for path in sorted(package.iterdir()):
-            if path.name.startswith(".") or path.name in SKIP_PARTS:
-                continue
-            if path.is_dir() and (path / "__init__.py").is_file():
-                modules(path)
-            elif path.suffix == ".py" and path.is_file():
-                add(path)
-
-    modules(folder)
-    for path in sorted(folder.iterdir()):
-        if path.suffix.lower() in QMD_INPUTS and path.is_file():
-            add(path)
-    try:
-        text = qmd.read_text("utf-8", errors="replace")
-    except OSError:
-        text = ""
-    for name in sorted(set(NAMED_FILE.findall(text))):
-        files.setdefault(name, hasher.file(folder / name))  # "missing" when it is not there
-    return files
 
 
 def outputs_digest(hasher: Hasher, folders: list[Path]) -> str:

@@ -1,0 +1,129 @@
+"""What a block kind is: `BlockKind` (parse and render of one `:::` kind together), the
+scanner's side it parses with (`ParseContext`), and small helpers the kinds share."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from deck.errors import Loc
+from deck.model import Block, Div, InlineExpr, Prose
+from deck.render.context import RenderContext
+from deck.render.pandoc import position_style, style_join
+
+SUB_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")  # a callout's title, a tab's name
+HTML_ATTRS = {"id", "style", "title", "role", "lang", "dir"}
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A `::: {.name key="value"}` line as the scanner read it."""
+
+    start: int  # 0-based index of the line in its file
+    fence: str  # the colons
+    spec: str  # what follows them
+    classes: tuple[str, ...]
+    attrs: dict[str, str]
+
+    def unclosed(self) -> str:
+        return f"`{self.fence} {self.spec}` is never closed by `:::`"
+
+
+class ParseContext(Protocol):
+    """The scanner, as block kinds see it while they parse."""
+
+    lines: list[str]
+    pos: int  # the next line to read (0-based)
+
+    def loc(self, index: int) -> Loc: ...
+
+    def error(self, index: int, code: str, message: str) -> None: ...
+
+    def warn(self, index: int, code: str, message: str) -> None: ...
+
+    def inline(self, text: str, index: int) -> str:
+        """`{python} expr` spans → placeholders, the expressions recorded."""
+        ...
+
+    def add_inline(self, expr: str, loc: Loc) -> InlineExpr:
+        """An expression evaluated like an inline value (a quiz's answer, a widget's data)."""
+        ...
+
+    def body(self) -> tuple[list[Block], bool]:
+        """The blocks up to the closing `:::`, and whether it came."""
+        ...
+
+    def block_text(self, blocks: list[Block], start: int) -> str:
+        """Blocks that must be prose, as one Markdown text keeping the file's lines."""
+        ...
+
+
+Parse = Callable[[ParseContext, Opening], Block | None]
+Render = Callable[[RenderContext, Any, list[str]], str]
+
+
+@dataclass(frozen=True)
+class BlockKind:
+    """One kind of `::: {.name}` block: which classes open it, how its lines become a block,
+    and how that block becomes HTML."""
+
+    name: str
+    claims: Callable[[str], bool]  # a class that makes a block of this kind
+    parse: Parse
+    render: Render
+
+
+def named(name: str) -> Callable[[str], bool]:
+    return lambda cls: cls == name
+
+
+def parse_div(p: ParseContext, opening: Opening) -> Div | None:
+    """The plain parse: the blocks inside, kept as a `Div` with the opening's classes."""
+    blocks, closed = p.body()
+    if not closed:
+        p.error(opening.start, "parse", opening.unclosed())
+        return None
+    return Div(opening.classes, opening.attrs, tuple(blocks), p.loc(opening.start))
+
+
+def attributes(div: Div, classes: list[str] | None = None) -> str:
+    """` class="…" style="…" data-…="…"`: `.absolute` placement as a style, other keys as
+    `data-` attributes (reveal.js reads `data-fragment-index`, `data-id`…)."""
+    attrs = dict(div.attrs)
+    names = list(div.classes) if classes is None else classes
+    if "absolute" in names:
+        attrs["style"] = style_join(attrs.get("style"), position_style(attrs))
+    out = f' class="{html.escape(" ".join(names))}"' if names else ""
+    for key, value in attrs.items():
+        name = key if key in HTML_ATTRS or key.startswith("data-") else f"data-{key}"
+        out += f' {name}="{html.escape(value)}"'
+    return out
+
+
+def render_plain(r: RenderContext, div: Div, notes: list[str]) -> str:
+    return f"<div{attributes(div)}>{r.blocks(div.blocks, notes)}</div>"
+
+
+def split_at_headings(prose: Prose) -> list[Prose]:
+    """A prose block cut before and after each heading line, each piece with its own line."""
+    lines = prose.text.split("\n")
+    pieces: list[Prose] = []
+    start = 0
+    for k, line in enumerate(lines):
+        if SUB_HEADING.match(line):
+            pieces.append(_piece(lines, start, k, prose.loc))
+            pieces.append(_piece(lines, k, k + 1, prose.loc))
+            start = k + 1
+    pieces.append(_piece(lines, start, len(lines), prose.loc))
+    return [p for p in pieces if p.text]
+
+
+def _piece(lines: list[str], start: int, end: int, loc: Loc) -> Prose:
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return Prose("\n".join(lines[start:end]), Loc(loc.path, loc.line + start))

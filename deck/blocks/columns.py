@@ -1,0 +1,34 @@
+"""`:::: columns` holding `::: {.column width="40%"}` blocks: content side by side."""
+
+from __future__ import annotations
+
+import html
+
+from deck.blocks.base import BlockKind, Opening, ParseContext, named
+from deck.model import Column, Columns, Div
+from deck.render.context import RenderContext
+
+
+def parse(p: ParseContext, opening: Opening) -> Columns | None:
+    blocks, closed = p.body()
+    if not closed:
+        p.error(opening.start, "parse", opening.unclosed())
+        return None
+    columns = []
+    for block in blocks:
+        if isinstance(block, Div) and "column" in block.classes:
+            columns.append(Column(block.attrs.get("width"), block.blocks, block.loc))
+        else:
+            p.error(block.loc.line - 1, "parse", "only `::: column` may stand in columns")
+    return Columns(tuple(columns), p.loc(opening.start))
+
+
+def render(r: RenderContext, block: Columns, notes: list[str]) -> str:
+    parts = []
+    for column in block.columns:
+        style = f' style="width:{html.escape(column.width)}"' if column.width else ""
+        parts.append(f'<div class="column"{style}>{r.blocks(column.blocks, notes)}</div>')
+    return '<div class="columns">' + "".join(parts) + "</div>"
+
+
+KIND = BlockKind("columns", named("columns"), parse, render)

@@ -1,0 +1,39 @@
+"""Block kinds that place their content: `::: incremental` / `::: nonincremental` (list items
+one by one, or not), `::: footer` (this slide's footer), `::: aside` (the slide's foot)."""
+
+from __future__ import annotations
+
+from deck.blocks.base import BlockKind, Render, named, parse_div, render_plain
+from deck.model import Div
+from deck.render.context import RenderContext
+
+
+def incremental(on: bool) -> Render:
+    def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+        before, r.incremental = r.incremental, on
+        try:
+            return render_plain(r, div, notes)
+        finally:
+            r.incremental = before
+
+    return render
+
+
+def footer(r: RenderContext, div: Div, notes: list[str]) -> str:
+    """`::: footer` replaces the deck's footer on its slide."""
+    r.slide_state.footer = r.blocks(div.blocks, notes)
+    return ""
+
+
+def aside(r: RenderContext, div: Div, notes: list[str]) -> str:
+    """`::: aside` goes to the bottom of the slide, above its footnotes (as in Quarto)."""
+    r.slide_state.asides.append(r.blocks(div.blocks, notes))
+    return ""
+
+
+KINDS = (
+    BlockKind("incremental", named("incremental"), parse_div, incremental(True)),
+    BlockKind("nonincremental", named("nonincremental"), parse_div, incremental(False)),
+    BlockKind("footer", named("footer"), parse_div, footer),
+    BlockKind("aside", named("aside"), parse_div, aside),
+)

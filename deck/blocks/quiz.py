@@ -1,0 +1,131 @@
+"""`::: quiz`: a question, `- [ ]` / `- [x]` choices (or `answer=` computed by code), and an
+optional `::: explain`; the rendered quiz records its answer and the line that computed it."""
+
+from __future__ import annotations
+
+import re
+
+from deck.blocks.base import BlockKind, Opening, ParseContext, named
+from deck.errors import Diagnostic, Loc
+from deck.model import Choice, Quiz, Section
+from deck.render.context import RenderContext
+from deck.render.provenance import VALUE, Bindings
+
+CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
+DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
+DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+
+
+def parse(p: ParseContext, opening: Opening) -> Quiz | None:
+    start, attrs = opening.start, opening.attrs
+    question: list[str] = []
+    choices: list[tuple[int, list[str], bool]] = []
+    explanation = ""
+    while p.pos < len(p.lines):
+        i, line = p.pos, p.lines[p.pos]
+        if DIV_CLOSE.match(line):
+            p.pos += 1
+            break
+        m = DIV_OPEN.match(line)
+        if m and m.group(2) in ("explain", "{.explain}"):
+            p.pos += 1
+            blocks, closed = p.body()
+            if not closed:
+                p.error(i, "parse", "`::: explain` is never closed by `:::`")
+                return None
+            explanation = p.block_text(blocks, start)
+            continue
+        c = CHOICE.match(line)
+        if c:
+            choices.append((i, [p.inline(c.group(2), i)], c.group(1) != " "))
+        elif choices and line.startswith((" ", "\t")) and line.strip():
+            if i != choices[-1][0] + len(choices[-1][1]):
+                p.error(i, "quiz", "a choice goes on in the next line, not after a blank")
+            choices[-1][1].append(p.inline(line.strip(), i))
+        elif choices and line.strip():
+            p.error(i, "quiz", "after the choices only `::: explain` may follow")
+        elif not choices:
+            question.append(p.inline(line, i))
+        p.pos += 1
+    else:
+        p.error(start, "parse", "`::: quiz` is never closed by `:::`")
+        return None
+    loc = p.loc(start)
+    answer = p.add_inline(attrs["answer"], loc) if "answer" in attrs else None
+    marked = sum(1 for _, _, correct in choices if correct)
+    if len(choices) < 2:
+        p.error(start, "quiz", "a quiz needs at least two `- [ ]` choices")
+        return None
+    if answer is None and marked != 1:
+        p.error(start, "quiz", f"mark exactly one choice `[x]` (found {marked})")
+        return None
+    if answer is not None and marked:
+        p.error(start, "quiz", "give the answer either by `[x]` or by answer=, not both")
+        return None
+    # The question's text starts with the `::: quiz` line itself (left empty), so that its
+    # line k is the file's line `loc.line + k`, as for every text with a Loc.
+    return Quiz(
+        question="\n".join(["", *question]).rstrip(),
+        choices=tuple(Choice("\n".join(t), ok, p.loc(i)) for i, t, ok in choices),
+        explanation=explanation,
+        answer=answer,
+        loc=loc,
+    )
+
+
+def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
+    choices = [r.text(c.text, c.loc, inline=True, wrap=False) for c in quiz.choices]
+    texts = [r.plain(c) for c in choices]
+    if quiz.answer is not None:
+        answer_text = r.inline_value(quiz.answer.expr) or ""
+        matches = [k for k, t in enumerate(texts) if t == answer_text.strip()]
+        if not matches:
+            message = f"answer `{answer_text}` is not among the choices {texts}"
+            r.diagnostics.append(Diagnostic(quiz.loc, "quiz", message))
+            return ""
+        correct = matches[0]
+    else:
+        correct = next(k for k, c in enumerate(quiz.choices) if c.correct)
+    for k, t in enumerate(texts):
+        if t in texts[:k]:
+            r.diagnostics.append(
+                Diagnostic(quiz.choices[k].loc, "quiz", f"two choices both read `{t}`")
+            )
+    question = r.text(quiz.question, quiz.loc)
+    explanation = r.text(quiz.explanation, quiz.loc) if quiz.explanation else ""
+    source = str(answer_source(r.section, quiz, correct))
+    r.records["quizzes"].append(
+        {
+            "question": r.plain(question),
+            "choices": texts,
+            "answer": correct,
+            "answer_text": texts[correct],
+            "explanation": r.plain(explanation),
+            "loc": str(quiz.loc),
+            "source": source,
+            "slide": r.number,
+        }
+    )
+    return r.template("quiz.html.j2").render(
+        question=question,
+        choices=choices,
+        correct=correct,
+        explanation=explanation,
+        source=source,
+    )
+
+
+def answer_source(section: Section, quiz: Quiz, correct: int) -> Loc:
+    """Where a quiz's answer is computed: the last cell before the quiz that assigns a name
+    the answer's expression uses (the `answer=` expression, or the inline values of the right
+    choice); the quiz itself when no cell does."""
+    if quiz.answer is not None:
+        exprs = [quiz.answer.expr]
+    else:
+        indices = [int(m) for m in VALUE.findall(quiz.choices[correct].text)]
+        exprs = [section.inlines[k].expr for k in indices]
+    found = Bindings(section).producers(exprs, before=quiz.loc.line)
+    return Loc(found[-1].cell.loc.path, found[-1].line) if found else quiz.loc
+
+
+KIND = BlockKind("quiz", named("quiz"), parse, render)

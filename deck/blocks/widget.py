@@ -1,0 +1,44 @@
+"""`::: {.widget kind=… data=…}`: an interactive figure fed by a value the cells computed. Its
+data is evaluated like an inline value, checked against the kind, and embedded with the
+blocks inside as the printed fallback (see `deck.render.widgets`)."""
+
+from __future__ import annotations
+
+from deck.blocks.base import BlockKind, Opening, ParseContext, named, parse_div
+from deck.errors import Diagnostic
+from deck.model import Div
+from deck.render.context import RenderContext
+from deck.render.widgets import (
+    DataProblem,
+    checked_data,
+    data_expression,
+    directive_problem,
+    widget_html,
+)
+
+
+def parse(p: ParseContext, opening: Opening) -> Div | None:
+    problem = directive_problem(opening.attrs)
+    if problem:
+        p.error(opening.start, "widget", problem)
+    else:
+        p.add_inline(data_expression(opening.attrs["data"]), p.loc(opening.start))
+    return parse_div(p, opening)
+
+
+def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+    kind = div.attrs["kind"]
+    try:
+        data = checked_data(kind, r.inline_value(data_expression(div.attrs["data"])))
+    except DataProblem as problem:
+        message = f"widget `{kind}` (data={div.attrs['data']}): {problem}"
+        r.diagnostics.append(Diagnostic(div.loc, "widget", message))
+        return ""
+    r.records.setdefault("widgets", []).append(
+        {"kind": kind, "data": div.attrs["data"], "loc": str(div.loc), "slide": r.number}
+    )
+    fallback = r.blocks(div.blocks, notes)
+    return widget_html(kind, data, fallback, div.loc, div.classes, div.attrs.get("id"))
+
+
+KIND = BlockKind("widget", named("widget"), parse, render)

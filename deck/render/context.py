@@ -1,0 +1,68 @@
+"""The public render context: what the section renderer offers to block kinds and cells while
+a section renders (text, nested blocks, records, diagnostics, the slide's state)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from deck.errors import Diagnostic, Loc
+from deck.model import Block, Cell, CellResult, Section
+
+
+@dataclass
+class SlideState:
+    """What a slide collects while its blocks render, placed when the slide is done."""
+
+    footnotes: list[tuple[str, str, Loc]] = field(default_factory=list)  # kind, content, loc
+    footer: str | None = None
+    asides: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)  # bodies of `output-location: slide` slides
+
+
+class RenderContext(Protocol):
+    section: Section
+    number: int  # the slide being rendered, within its section (from 1)
+    incremental: bool  # list items appear one by one
+    slide_state: SlideState
+    quarto: bool  # the section is read as Quarto reads it (its cell defaults)
+    records: dict[str, list[dict[str, Any]]]  # the values record, by kind
+    diagnostics: list[Diagnostic]  # errors: the build fails
+    warnings: list[Diagnostic]
+    figure_files: list[str]
+    cells: dict[int, CellResult]  # id(cell) → its result
+
+    @property
+    def lang(self) -> str:
+        """The deck's language (`zh`, `en`), for UI strings."""
+        ...
+
+    def text(self, source: str, loc: Loc, inline: bool = False, wrap: bool = True) -> str:
+        """Markdown with math and inline values → HTML (formulas as placeholders)."""
+        ...
+
+    def blocks(self, blocks: tuple[Block, ...], notes: list[str]) -> str:
+        """Nested blocks in order; speaker notes met among them go to `notes`."""
+        ...
+
+    def block(self, block: Block, notes: list[str]) -> str: ...
+
+    def plain(self, markup: str) -> str:
+        """Rendered HTML as plain text, as a reader would quote it."""
+        ...
+
+    def fill(self, text: str) -> str:
+        """Plain text with inline values substituted (and recorded)."""
+        ...
+
+    def inline_value(self, expr: str) -> str | None:
+        """The computed text of an inline expression, None when there is none."""
+        ...
+
+    def option(self, cell: Cell, key: str) -> Any: ...
+
+    def numbers(self, value: Any) -> bool | str: ...
+
+    def template(self, name: str) -> Any:
+        """A Jinja2 template of `deck/templates/`."""
+        ...

@@ -1,0 +1,375 @@
+"""Rendering one section: its slides as HTML with formula placeholders, the values record, and
+the diagnostics found. `SectionRenderer` is the public render context block kinds and cells
+use (`deck.render.context.RenderContext`); `:::` blocks go to their kind (`deck.blocks`)."""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import quote, unquote
+
+import jinja2
+
+from deck.blocks import kind_of
+from deck.errors import Diagnostic, Loc
+from deck.model import (
+    Block,
+    Cell,
+    Code,
+    Notes,
+    Pause,
+    Prose,
+    Section,
+    SectionResult,
+    Slide,
+    walk_blocks,
+)
+from deck.render.cells import render_cell
+from deck.render.context import SlideState
+from deck.render.frame import is_local, media_path
+from deck.render.htmltext import highlight_code, plain
+from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
+from deck.render.pandoc import (
+    FOOTNOTE_TOKEN,
+    Media,
+    bracketed_spans,
+    mark_footnotes,
+    take_definitions,
+)
+from deck.render.provenance import (
+    VALUE,
+    Bindings,
+    Producer,
+    shown_producers,
+    sources_script,
+    substitute_values,
+    value_span,
+)
+from deck.store.renders import MediaFile, RenderedSlide, SectionRender
+from deck.theme import language
+
+# A line break inside a Chinese paragraph is not a space: join the lines.
+CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
+LIST_ITEM = re.compile(r"<li>")
+MEDIA_ATTRS = ("background-image", "background-video")  # slide attributes naming local files
+# A cell's options default to the file's `execute:` settings, else to these (a lesson shows
+# no code and no warnings unless asked; Quarto shows both).
+CELL_DEFAULTS = {"echo": False, "output": True, "include": True, "warning": False}
+QUARTO_CELL_DEFAULTS = {"echo": True, "output": True, "include": True, "warning": True}
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula met while rendering: TeX with values filled in, and where the author wrote it."""
+
+    tex: str
+    display: bool
+    loc: Loc
+
+
+def fill_values(tex: str, section: Section, result: SectionResult) -> str:
+    """Inline values inside a formula are substituted before KaTeX sees it."""
+    return VALUE.sub(lambda m: result.inline.get(section.inlines[int(m.group(1))].expr, ""), tex)
+
+
+def join_cjk_lines(text: str) -> str:
+    return CJK_LINE_BREAK.sub("", text)
+
+
+@dataclass
+class SectionRenderer:
+    """Renders one section's slides with formula placeholders; collects formulas, diagnostics
+    and the values record."""
+
+    section: Section
+    result: SectionResult
+    md: Any
+    templates: jinja2.Environment
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    formulas: list[Formula] = field(default_factory=list)
+    records: dict[str, list[dict[str, Any]]] = field(
+        default_factory=lambda: {"values": [], "figures": [], "quizzes": [], "outputs": []}
+    )
+    figure_files: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    media: list[MediaFile] = field(default_factory=list)
+    number: int = 0
+    incremental: bool = False
+    slide_state: SlideState = field(default_factory=SlideState)
+    sources: list[Producer] = field(default_factory=list)  # of the current slide's values
+
+    def __post_init__(self) -> None:
+        self.cells = dict(zip(map(id, self.section.cells()), self.result.cells, strict=True))
+        self.bindings = Bindings(self.section)
+        self.quarto = bool(self.section.meta.get("quarto"))
+        defaults = QUARTO_CELL_DEFAULTS if self.quarto else CELL_DEFAULTS
+        self.cell_defaults = {**defaults, **self.section.meta.get("execute", {})}
+        self.line_numbers = self.section.meta.get("code-line-numbers", False)
+        # Footnote definitions (`[^id]: text`) anywhere in the section, as Pandoc reads them.
+        self.definitions: dict[str, tuple[str, Loc]] = {}
+        for slide in self.section.slides:
+            for block in walk_blocks(slide.blocks):
+                if isinstance(block, Prose):
+                    _, found = take_definitions(block.text)
+                    for key, (body, offset) in found.items():
+                        loc = Loc(block.loc.path, block.loc.line + offset)
+                        self.definitions.setdefault(key, (body, loc))
+
+    def option(self, cell: Cell, key: str) -> Any:
+        return cell.options.get(key, self.cell_defaults.get(key))
+
+    # ---- text -----------------------------------------------------------------------
+
+    def value(self, index: int) -> str:
+        expr = self.section.inlines[index]
+        return self.result.inline.get(expr.expr, "")
+
+    def text(self, source: str, loc: Loc, inline: bool = False, wrap: bool = True) -> str:
+        """Markdown with math and inline values → HTML with formula placeholders.
+
+        Formulas are taken out of the text as written, so a formula's line is its line in the
+        file, before Chinese line breaks are joined (in prose and inside formulas alike).
+        Values become `<span class="value">`s telling where they come from, unless `wrap` is
+        false (speaker notes, quiz choices: they stand where no control may).
+        """
+        first = len(self.formulas)
+        marked, found = extract(source, first)
+        marked, _ = take_definitions(marked)
+        marked = bracketed_spans(mark_footnotes(marked, lambda *f: self.footnote(loc, *f)))
+
+        def alt(text: str) -> str:  # alt text shows a formula as its TeX
+            def tex(m: re.Match[str]) -> str:
+                return (
+                    f"${fill_values(found[int(m.group(1)) - first][0], self.section, self.result)}$"
+                )
+
+            return MATH_TOKEN.sub(tex, fill_values(text, self.section, self.result))
+
+        self.md.pandoc.media = Media(image=lambda src: self.local_file(src, loc), alt=alt)
+        out = self.md.reset().convert(join_cjk_lines(marked))
+        if inline and out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
+            out = out[3:-4]
+        if self.incremental:
+            out = LIST_ITEM.sub('<li class="fragment">', out)
+        for raw, display, offset in found:
+            tex = join_cjk_lines(self.fill(raw))
+            self.formulas.append(Formula(tex, display, Loc(loc.path, loc.line + offset)))
+        for m in dict.fromkeys(VALUE.findall(out)):  # in reading order: the record is stable
+            self.record_value(int(m))
+        return substitute_values(out, self.value, self.value_markup if wrap else self.value)
+
+    def value_markup(self, index: int) -> str:
+        expr = self.section.inlines[index]
+        producers = shown_producers(self.bindings.producers([expr.expr]))
+        self.sources.extend(producers)
+        return value_span(expr.expr, str(expr.loc), self.value(index), producers)
+
+    def footnote(self, loc: Loc, kind: str, content: str, offset: int) -> int:
+        self.slide_state.footnotes.append((kind, content, Loc(loc.path, loc.line + offset)))
+        return len(self.slide_state.footnotes) - 1
+
+    def local_file(self, src: str, loc: Loc) -> str | None:
+        """A file a slide names (an image, a background): recorded for publishing, or an
+        error at the slide's line when it is not there."""
+        folder = self.section.path.parent
+        if not (folder / unquote(src)).is_file():
+            self.diagnostics.append(
+                Diagnostic(loc, "media", f"file `{src}` not found (paths are read from {folder})")
+            )
+            return None
+        published = media_path(src)
+        self.media.append(MediaFile(published, unquote(src), loc))
+        return quote(published)
+
+    def plain(self, markup: str) -> str:
+        """Text of rendered HTML as a reader would quote it, formulas as `$TeX$`."""
+
+        def tex(m: re.Match[str]) -> str:
+            return html.escape(f"${self.formulas[int(m.group(1))].tex}$")
+
+        return plain(MATH_TOKEN.sub(tex, markup))
+
+    def fill(self, text: str) -> str:
+        """Plain text (alt text, a formula's TeX) with inline values recorded and substituted."""
+        for m in VALUE.findall(text):
+            self.record_value(int(m))
+        return fill_values(text, self.section, self.result)
+
+    def record_value(self, index: int) -> None:
+        expr = self.section.inlines[index]
+        self.records["values"].append(
+            {
+                "expr": expr.expr,
+                "text": self.value(index),
+                "loc": str(expr.loc),
+                "slide": self.number,
+                "section": self.section.name,
+            }
+        )
+
+    # ---- blocks ---------------------------------------------------------------------
+
+    def blocks(self, blocks: tuple[Block, ...], notes: list[str]) -> str:
+        """Blocks in order; a pause wraps everything after it in a fragment."""
+        groups: list[list[str]] = [[]]
+        for block in blocks:
+            if isinstance(block, Pause):
+                groups.append([])
+            elif isinstance(block, Notes):  # out of the flow, into the slide's notes
+                kind_of(block).render(self, block, notes)
+            else:
+                groups[-1].append(self.block(block, notes))
+        out = "\n".join(groups[0])
+        for group in groups[1:]:
+            out += '\n<div class="fragment">' + "\n".join(group) + "</div>"
+        return out
+
+    def block(self, block: Block, notes: list[str]) -> str:
+        if isinstance(block, Prose):
+            return self.text(block.text, block.loc)
+        if isinstance(block, Code):
+            return self.code(block)
+        if isinstance(block, Cell):
+            return render_cell(self, block)
+        return kind_of(block).render(self, block, notes)  # a `:::` block
+
+    @property
+    def lang(self) -> str:
+        return language(self.section.meta.get("lang", "en"))
+
+    def inline_value(self, expr: str) -> str | None:
+        return self.result.inline.get(expr)
+
+    def template(self, name: str) -> Any:
+        return self.templates.get_template(name)
+
+    def numbers(self, value: Any) -> bool | str:
+        """`code-line-numbers` as written (true, false, "1-3|5"), else the deck's setting."""
+        if value is None:
+            value = self.line_numbers
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        return value
+
+    def code(self, block: Code) -> str:
+        if block.lang.startswith("="):  # a raw block: HTML goes in as it is, others are dropped
+            return block.text if block.lang == "=html" else ""
+        shown = highlight_code(
+            block.text, block.lang, self.numbers(block.attrs.get("code-line-numbers"))
+        )
+        return f'<div class="cell">{shown}</div>' if block.attrs.get("cell") else shown
+
+    # ---- slides ---------------------------------------------------------------------
+
+    def slides(self) -> list[RenderedSlide]:
+        """The section's slides, numbered from 1, formulas still placeholders. A cell with
+        `output-location: slide` adds a slide after its own."""
+        out: list[RenderedSlide] = []
+        for slide in self.section.slides:
+            self.number = len(out) + 1
+            out.extend(self.slide(slide))
+        return out
+
+    def slide(self, slide: Slide) -> list[RenderedSlide]:
+        self.slide_state = SlideState()
+        self.incremental = bool(self.section.meta.get("incremental"))
+        notes: list[str] = []
+        self.sources = []
+        title = self.text(slide.title, slide.loc, inline=True) if slide.title else None
+        body = self.blocks(slide.blocks, notes) + sources_script(self.sources) + self.foot()
+        if self.slide_state.footer is not None:
+            body += f'<div class="footer slide-footer">{self.slide_state.footer}</div>'
+        attrs = dict(slide.attrs)
+        for key in MEDIA_ATTRS:
+            if key in attrs and is_local(attrs[key]):
+                attrs[key] = self.local_file(attrs[key], slide.loc) or attrs[key]
+        first = RenderedSlide(
+            number=self.number,
+            section=self.section.name,
+            title=title,
+            level=slide.level,
+            loc=slide.loc,
+            classes=slide.classes,
+            attrs=attrs,
+            body=self.number_footnotes(body),
+            notes=self.number_footnotes("\n".join(notes)),
+        )
+        extra = [
+            replace(
+                first,
+                number=self.number + k,
+                classes=(*slide.classes, "output-location-slide"),
+                attrs={**attrs, "id": attrs["id"] + "-output"} if "id" in attrs else attrs,
+                body=extra_body,
+                notes="",
+            )
+            for k, extra_body in enumerate(self.slide_state.extra, start=1)
+        ]
+        return [first, *extra]
+
+    def foot(self) -> str:
+        """The slide's asides and footnotes, at its foot (one `<aside>`, as Quarto has it)."""
+        state = self.slide_state
+        items: list[str] = []
+        numbers: dict[str, int] = {}  # footnote id → its number on this slide
+        self.footnote_numbers: list[int] = []
+        for kind, content, loc in list(state.footnotes):
+            if kind == "ref" and content in numbers:
+                self.footnote_numbers.append(numbers[content])
+                continue
+            if kind == "ref":
+                if content not in self.definitions:
+                    message = f"footnote `[^{content}]` has no definition `[^{content}]: …`"
+                    self.diagnostics.append(Diagnostic(loc, "footnote", message))
+                    body, at = "", loc
+                else:
+                    body, at = self.definitions[content]
+                numbers[content] = len(items) + 1
+            else:
+                body, at = content, loc
+            self.footnote_numbers.append(len(items) + 1)
+            items.append(f"<li>{self.text(body, at, inline=True)}</li>")
+        if not items and not state.asides:
+            return ""
+        out = "".join(f'<div class="aside">{a}</div>' for a in state.asides)
+        if items:
+            out += f'<ol class="aside-footnotes">{"".join(items)}</ol>'
+        return f'<aside class="slide-aside">{out}</aside>'
+
+    def number_footnotes(self, text: str) -> str:
+        return FOOTNOTE_TOKEN.sub(
+            lambda m: f'<sup class="footnote-ref">{self.footnote_numbers[int(m.group(1))]}</sup>',
+            text,
+        )
+
+    def typeset(self, slides: list[RenderedSlide], katex: KaTeX | None) -> SectionRender:
+        """Replace the formula placeholders by KaTeX's HTML; a formula KaTeX rejects is an
+        error at its line."""
+        rendered = []
+        for formula in self.formulas:
+            assert katex is not None, "formulas need KaTeX"
+            markup = katex.html(formula.tex, formula.display)
+            if markup is None:
+                problem = katex.error(formula.tex, formula.display) or "not rendered"
+                self.diagnostics.append(Diagnostic(formula.loc, "math", f"KaTeX: {problem}"))
+                markup = html.escape(formula.tex)
+            rendered.append(markup)
+
+        def sub(text: str) -> str:
+            return MATH_TOKEN.sub(lambda m: rendered[int(m.group(1))], text)
+
+        done = tuple(
+            replace(
+                s,
+                title=sub(s.title) if s.title is not None else None,
+                body=sub(s.body),
+                notes=sub(s.notes),
+            )
+            for s in slides
+        )
+        return SectionRender(
+            done, self.records, tuple(self.figure_files), tuple(self.media), tuple(self.warnings)
+        )

@@ -1,0 +1,208 @@
+"""The kinds of input a build reads, one `Source` each: how a name on the command line is
+claimed, what it is built as, which files it reads, and how it is loaded.
+
+Adding an input kind is one class here and one entry in `SOURCES`. Loading imports the parser
+only when called, so the no-change check (which asks only for `inputs`) stays light.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from deck.options import UsageError
+
+if TYPE_CHECKING:
+    from deck.model import Lesson
+
+LESSON_NAME = re.compile(r"[^\W][\w.-]*")
+SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
+# A .qmd's inputs besides itself and `_metadata.yml`: files of these kinds in its folder (and
+# its Python packages' modules), and any such file it names in a subfolder.
+QMD_INPUTS = {".py", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".css"}
+NAMED_FILE = re.compile(r"[\w./@%-]+\.(?:png|jpe?g|gif|svg|webp|css|py)\b", re.I)
+
+
+class FileHasher(Protocol):
+    def file(self, path: Path) -> str: ...
+
+    def tree(self, folder: Path) -> dict[str, str]: ...
+
+
+class Source(Protocol):
+    """One input of a build."""
+
+    name: str  # what it is built as: dist/<name>/
+    path: Path  # the lesson folder, or the file
+    owns_folder: bool  # all of `folder` is its source (else output folders may lie inside it)
+
+    def load(self) -> Lesson:
+        """The lesson, parsed; raises DeckError with every problem found."""
+        ...
+
+    def inputs(self, hasher: FileHasher) -> dict[str, str]:
+        """Every file a build of it reads (relative path → hash), its cache entries apart."""
+        ...
+
+    def is_input(self, path: Path) -> bool:
+        """Whether a change of `path` calls for a rebuild (the preview's watcher asks)."""
+        ...
+
+    @property
+    def folder(self) -> Path:
+        """The folder holding it: watched by the preview, never an output folder."""
+        ...
+
+
+def hidden(parts: tuple[str, ...]) -> bool:
+    return any(p.startswith((".", "#")) or p == "__pycache__" or p.endswith("~") for p in parts)
+
+
+@dataclass(frozen=True)
+class LessonFolder:
+    """`content/<name>/`: `lesson.yml`, section files `NN-name.md`, the lesson's modules."""
+
+    name: str
+    path: Path
+    owns_folder: bool = True
+
+    @staticmethod
+    def claims(name: str) -> bool:
+        return True  # the default: a plain name is a lesson folder's
+
+    @staticmethod
+    def named(name: str, content: Path) -> LessonFolder:
+        if not LESSON_NAME.fullmatch(name) or name in (".", ".."):
+            raise UsageError(
+                f"lesson name {name!r} must be a plain folder name inside the content folder "
+                "(letters, digits, -, _, .; no /, no ..)"
+            )
+        return LessonFolder(name, content / name)
+
+    @property
+    def folder(self) -> Path:
+        return self.path
+
+    def load(self) -> Lesson:
+        from deck.source.folder import load_lesson
+
+        return load_lesson(self.path)
+
+    def inputs(self, hasher: FileHasher) -> dict[str, str]:
+        return hasher.tree(self.path)
+
+    def is_input(self, path: Path) -> bool:
+        try:
+            parts = path.relative_to(self.path).parts
+        except ValueError:
+            return False
+        return not hidden(parts)
+
+
+@dataclass(frozen=True)
+class QmdFile:
+    """A Quarto file, `path/to/talk.qmd` → `dist/talk/`, read as Quarto reads it."""
+
+    name: str
+    path: Path
+    owns_folder: bool = False  # (as Quarto's _site/, a dist/ may lie beside the .qmd)
+
+    @staticmethod
+    def claims(name: str) -> bool:
+        return name.endswith(".qmd")
+
+    @staticmethod
+    def named(name: str, content: Path) -> QmdFile:
+        stem = Path(name).stem
+        if not LESSON_NAME.fullmatch(stem):
+            raise UsageError(
+                f"{name}: the file name must be a plain name (letters, digits, -, _, .): "
+                f"it names the output folder"
+            )
+        return QmdFile(stem, Path(name))
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def load(self) -> Lesson:
+        from deck.source.qmd import load_qmd
+
+        return load_qmd(self.path)
+
+    def inputs(self, hasher: FileHasher) -> dict[str, str]:
+        """The file, `_metadata.yml`, the `.py` modules, images and stylesheets in its folder,
+        and those it names in subfolders; not the rest of the folder (it may hold anything,
+        its own dist/ too)."""
+        qmd, folder = self.path, self.path.parent
+        files = {
+            qmd.name: hasher.file(qmd),
+            "_metadata.yml": hasher.file(folder / "_metadata.yml"),
+        }
+
+        def add(path: Path) -> None:
+            files[path.relative_to(folder).as_posix()] = hasher.file(path)
+
+        def modules(package: Path) -> None:
+            for path in sorted(package.iterdir()):
+                if path.name.startswith(".") or path.name in SKIP_PARTS:
+                    continue
+                if path.is_dir() and (path / "__init__.py").is_file():
+                    modules(path)
+                elif path.suffix == ".py" and path.is_file():
+                    add(path)
+
+        modules(folder)
+        for path in sorted(folder.iterdir()):
+            if path.suffix.lower() in QMD_INPUTS and path.is_file():
+                add(path)
+        for name in sorted(self.named_files()):
+            files.setdefault(name, hasher.file(folder / name))  # "missing" when not there
+        return files
+
+    def named_files(self) -> set[str]:
+        try:
+            return set(NAMED_FILE.findall(self.path.read_text("utf-8", errors="replace")))
+        except OSError:
+            return set()
+
+    def is_input(self, path: Path) -> bool:
+        """The .qmd itself, `_metadata.yml`, and beside it the modules, images and
+        stylesheets; in subfolders, its packages' modules and the files it names."""
+        folder = self.path.parent
+        try:
+            parts = path.relative_to(folder).parts
+        except ValueError:
+            return False
+        if hidden(parts):
+            return False
+        if path == self.path or parts == ("_metadata.yml",):
+            return True
+        if len(parts) == 1:
+            return path.suffix.lower() in QMD_INPUTS
+        if path.suffix == ".py":  # inside packages: every folder on the way has __init__.py
+            return all(
+                (folder.joinpath(*parts[:k]) / "__init__.py").exists() for k in range(1, len(parts))
+            )
+        return "/".join(parts) in self.named_files()
+
+
+# The input kinds, asked in order: the first that claims a name reads it.
+SOURCES: tuple[type[QmdFile] | type[LessonFolder], ...] = (QmdFile, LessonFolder)
+
+
+def source_for(name: str, content: Path) -> Source:
+    """The source a command-line name means; UsageError when it cannot be one."""
+    kind = next(k for k in SOURCES if k.claims(name))
+    return kind.named(name, content)
+
+
+def sources_for(names: list[str], content: Path) -> list[Source]:
+    sources = [source_for(name, content) for name in names]
+    built = [s.name for s in sources]
+    twice = sorted({n for n in built if built.count(n) > 1})
+    if twice:
+        raise UsageError(f"two inputs would both be built into {', '.join(twice)}")
+    return sources
