@@ -41,18 +41,53 @@ STATIC_FILES = (
     "widgets.js",
     "deck.js",
 )
+# An asset assembled from several files under static/, joined in this order (each followed
+# by a newline): the page still loads one script. The widget runtime comes first, then one
+# file per kind (each registers itself), start.js (starts them all), then the popover.
+ASSEMBLED = {
+    "widgets.js": (
+        "widgets/runtime.js",
+        "widgets/softmax-scaling.js",
+        "widgets/attention-explorer.js",
+        "widgets/attention-2x2.js",
+        "widgets/head-ablation.js",
+        "widgets/start.js",
+        "provenance.js",
+    ),
+}
+
+
+def asset_plan() -> list[tuple[str, list[Path]]]:
+    """Every (destination under assets/, its source files) pair, in a stable order: one
+    source is copied as is, several are joined (an ASSEMBLED asset)."""
+    if not NODE_MODULES.is_dir():
+        raise RuntimeError("node_modules is missing: run `npm ci` (README command 1 does)")
+    plan = [(dest, [NODE_MODULES / src]) for dest, src in NPM_FILES.items()]
+    for dest, (src, pattern) in NPM_FOLDERS.items():
+        for path in sorted((NODE_MODULES / src).glob(pattern)):
+            plan.append((f"{dest}/{path.name}", [path]))
+    for name in STATIC_FILES:
+        parts = ASSEMBLED.get(name)
+        plan.append((name, [STATIC / part for part in parts] if parts else [STATIC / name]))
+    return plan
 
 
 def asset_sources() -> list[tuple[str, Path]]:
-    """Every (destination under assets/, source file) pair, in a stable order."""
-    if not NODE_MODULES.is_dir():
-        raise RuntimeError("node_modules is missing: run `npm ci` (README command 1 does)")
-    pairs = [(dest, NODE_MODULES / src) for dest, src in NPM_FILES.items()]
-    for dest, (src, pattern) in NPM_FOLDERS.items():
-        for path in sorted((NODE_MODULES / src).glob(pattern)):
-            pairs.append((f"{dest}/{path.name}", path))
-    pairs += [(name, STATIC / name) for name in STATIC_FILES]
+    """Every (key, source file) pair, in a stable order, for hashing: the key is the
+    destination under assets/, or `destination:part` for a part of an assembled asset, so
+    each key names one file."""
+    pairs = []
+    for dest, sources in asset_plan():
+        if dest in ASSEMBLED:
+            pairs += [(f"{dest}:{src.relative_to(STATIC).as_posix()}", src) for src in sources]
+        else:
+            pairs.append((dest, sources[0]))
     return pairs
+
+
+def assembled(sources: list[Path]) -> bytes:
+    """The parts joined, each followed by a newline."""
+    return b"".join(src.read_bytes() + b"\n" for src in sources)
 
 
 def pygments_css() -> str:
@@ -63,7 +98,10 @@ def pygments_css() -> str:
 
 def copy_assets(target: Path) -> None:
     """Fill `target` (a deck's assets/ folder) with every asset."""
-    for dest, src in asset_sources():
+    for dest, sources in asset_plan():
         (target / dest).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, target / dest)
+        if dest in ASSEMBLED:
+            (target / dest).write_bytes(assembled(sources))
+        else:
+            shutil.copyfile(sources[0], target / dest)
     (target / "pygments.css").write_text(pygments_css(), "utf-8")

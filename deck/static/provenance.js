@@ -1,0 +1,165 @@
+// The "where does this number come from?" popover of computed values (end of assets/widgets.js).
+//
+// Every computed inline value on a slide is a `<span class="value">` carrying its expression,
+// its file:line and the cells that bound the names it uses (their code is in the slide's
+// `script.value-sources`, see deck/render/provenance.py). A click, or Enter on it, opens a
+// small dialog telling all that. Never in print.
+(function () {
+  "use strict";
+  if (/print-pdf/i.test(window.location.search)) return;
+  var T = /^en/i.test(document.documentElement.lang)
+    ? {
+        popover: "Where this value comes from", expr: "Expression", at: "Written at",
+        cellAt: "Computed in the cell at",
+        lines: function (a, b) { return "(lines " + a + "–" + b + ")"; }, close: "Close",
+        noCell: "No cell binds a name this expression uses: it is computed from the expression alone."
+      }
+    : {
+        popover: "这个数从哪里来", expr: "表达式", at: "写在", cellAt: "计算它的单元格",
+        lines: function (a, b) { return "（第 " + a + "–" + b + " 行）"; }, close: "关闭",
+        noCell: "没有单元格绑定这个表达式用到的名字：它只由表达式本身算出。"
+      };
+
+  var popover = null;
+  var opener = null;
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function sourcesOf(value) {
+    var section = value.closest("section");
+    var script = section && section.querySelector("script.value-sources");
+    try {
+      return script ? JSON.parse(script.textContent) : {};
+    } catch (e) {
+      return {};
+    }
+  }
+
+  function codeBlock(entry, marks) {
+    var pre = el("pre", { class: "value-code", tabindex: "0" });
+    var code = pre.appendChild(el("code"));
+    var first = null;
+    entry.code.split("\n").forEach(function (text, k) {
+      var line = entry.first + k;
+      var marked = marks.some(function (m) { return line >= m[0] && line <= m[1]; });
+      var row = code.appendChild(el("span", { class: "value-line" + (marked ? " value-mark" : ""),
+        "data-line": String(line) }));
+      row.appendChild(el("span", { class: "value-lineno", "aria-hidden": "true" }, String(line)));
+      row.appendChild(document.createTextNode(text + "\n"));
+      if (marked && first === null) first = row;
+    });
+    return { node: pre, first: first };
+  }
+
+  function close(refocus) {
+    if (!popover) return;
+    popover.remove();
+    popover = null;
+    if (opener) {
+      opener.setAttribute("aria-expanded", "false");
+      if (refocus) opener.focus();
+    }
+    opener = null;
+  }
+
+  function open(value) {
+    close(false);
+    opener = value;
+    value.setAttribute("aria-expanded", "true");
+    popover = el("div", { class: "value-popover", role: "dialog", "aria-label": T.popover,
+      tabindex: "-1" });
+    var closeButton = popover.appendChild(el("button", { type: "button",
+      class: "value-popover-close", "aria-label": T.close }, "×"));
+    closeButton.addEventListener("click", function () { close(true); });
+    popover.appendChild(el("h3", {}, T.popover));
+    var expr = popover.appendChild(el("p", { class: "value-expr" }));
+    expr.appendChild(el("span", { class: "value-label" }, T.expr + " "));
+    expr.appendChild(el("code", {}, value.dataset.expr));
+    var at = popover.appendChild(el("p", { class: "value-at" }));
+    at.appendChild(el("span", { class: "value-label" }, T.at + " "));
+    at.appendChild(el("code", {}, value.dataset.loc));
+    var sources = sourcesOf(value);
+    var cells = (value.dataset.cells || "").split(" ").filter(function (c) { return sources[c]; });
+    var marks = (value.dataset.marks || "").split(" ").filter(Boolean).map(function (m) {
+      return m.split("-").map(Number);
+    });
+    var scroll = [];
+    cells.forEach(function (loc) {
+      var entry = sources[loc];
+      var last = entry.first + entry.code.split("\n").length - 1;
+      var head = popover.appendChild(el("p", { class: "value-cell" }));
+      head.appendChild(el("span", { class: "value-label" }, T.cellAt + " "));
+      head.appendChild(el("code", {}, loc));
+      head.appendChild(document.createTextNode(" " + T.lines(entry.first, last)));
+      var block = codeBlock(entry, marks);
+      popover.appendChild(block.node);
+      scroll.push(block);
+    });
+    if (!cells.length) popover.appendChild(el("p", { class: "value-none" }, T.noCell));
+    document.body.appendChild(popover);
+    place(value);
+    scroll.forEach(function (block) {
+      if (block.first) block.node.scrollTop = block.first.offsetTop - block.node.clientHeight / 3;
+    });
+    popover.addEventListener("keydown", function (event) {
+      event.stopPropagation(); // keys typed here do not drive the slides
+      if (event.key === "Escape") {
+        event.preventDefault();
+        close(true);
+      }
+    });
+    popover.addEventListener("focusout", function (event) {
+      if (popover && event.relatedTarget && !popover.contains(event.relatedTarget) &&
+          event.relatedTarget !== opener) {
+        close(false);
+      }
+    });
+    popover.focus();
+  }
+
+  // Below the value if it fits, else above; kept inside the window.
+  function place(value) {
+    var box = value.getBoundingClientRect();
+    var width = popover.offsetWidth;
+    var height = popover.offsetHeight;
+    var left = Math.max(8, Math.min(box.left, window.innerWidth - width - 8));
+    var top = box.bottom + 8;
+    if (top + height > window.innerHeight - 8) top = Math.max(8, box.top - height - 8);
+    popover.style.left = left + "px";
+    popover.style.top = top + "px";
+  }
+
+  function valueOf(target) {
+    var value = target.closest && target.closest(".value[data-expr]");
+    return value && value.closest(".reveal .slides") ? value : null;
+  }
+
+  document.addEventListener("click", function (event) {
+    var value = valueOf(event.target);
+    if (value) {
+      if (opener === value) close(true);
+      else open(value);
+    } else if (popover && !popover.contains(event.target)) {
+      close(false);
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var value = valueOf(event.target);
+    if (!value || (event.key !== "Enter" && event.key !== " ")) return;
+    event.preventDefault();
+    if (opener === value) close(true);
+    else open(value);
+  });
+
+  if (window.Reveal && Reveal.on) {
+    Reveal.on("slidechanged", function () { close(false); });
+    Reveal.on("overviewshown", function () { close(false); });
+  }
+  window.addEventListener("resize", function () { if (popover && opener) place(opener); });
+})();

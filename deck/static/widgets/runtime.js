@@ -1,0 +1,232 @@
+// Widget runtime: shared helpers and UI strings, the kind registry, and starting the widgets.
+//
+// deck/render/widgets.py checks each `::: {.widget kind=… data=…}`'s data and embeds it as
+// JSON beside an empty `<div class="widget" data-widget="kind">`; the kind registered under
+// that name draws it (one file per kind in this folder, each calling
+// `deckWidgets.register`). On screen a widget is live, with controls that work by keyboard
+// alone; with `?print-pdf` (the slides PDF and the handouts) it draws its default state as a
+// static figure, with no controls. Controls are plain buttons, inputs and selects built in a
+// fixed order from the data, so present.js mirrors every click and input between the
+// projector and the speaker view's previews (it addresses a control by its index in the
+// slide: the number of controls never changes after start).
+//
+// deck/publish/assets.py assembles assets/widgets.js from this file, the kind files, start.js
+// (which starts the widgets once every kind is registered) and ../provenance.js, in that order.
+(function () {
+  "use strict";
+  var printing = /print-pdf/i.test(window.location.search);
+  var english = /^en/i.test(document.documentElement.lang);
+  var SVG = "http://www.w3.org/2000/svg";
+  var T = english
+    ? {
+        names: { "softmax-scaling": "Scaling by √d_k", "attention-explorer": "Attention explorer",
+          "attention-2x2": "2×2 attention, live", "head-ablation": "Switching heads off" },
+        dk: "d_k", unscaled: "Unscaled: softmax(q·k)", scaled: "Scaled: softmax(q·k / √d_k)",
+        unscaledShort: "unscaled", scaledShort: "scaled", max: "max weight", entropy: "entropy",
+        uniform: "uniform", key: "key",
+        sentence: "Sentence", layer: "Layer", head: "Head",
+        layerN: function (n) { return "layer " + n; }, headN: function (n) { return "head " + n; },
+        queries: "Query tokens (hover, focus or press to pin)", keys: "Attended tokens",
+        matrix: "The head's weights: a row per query, a column per key",
+        hint: "Hover or focus a token to see where it attends; Enter pins it.",
+        attends: function (t) { return "“" + t + "” attends to: "; },
+        scores: "Scores QKᵀ", scaledScores: "Scaled QKᵀ / √d_k", weights: "Weights softmax(·)",
+        cell: function (m, i, j) { return m + " row " + i + " column " + j; },
+        invalid: "Type a number in every box (d_k > 0).",
+        allOn: "All heads on", off: function (h) { return "Head " + h + " off"; },
+        accuracy: "Accuracy per relation", looksAt: "usually attends to",
+        focusHint: "Press a button to switch that head off (its output zeroed before concat).",
+        focus: function (h) { return "Head " + h + " usually attends: "; },
+      }
+    : {
+        names: { "softmax-scaling": "√d_k 缩放演示", "attention-explorer": "注意力浏览器",
+          "attention-2x2": "2×2 注意力：现场计算", "head-ablation": "关掉注意力头" },
+        dk: "d_k", unscaled: "不缩放：softmax(q·k)", scaled: "缩放：softmax(q·k / √d_k)",
+        unscaledShort: "不缩放", scaledShort: "缩放后", max: "最大权重", entropy: "熵",
+        uniform: "均匀", key: "键",
+        sentence: "句子", layer: "层", head: "头",
+        layerN: function (n) { return "第 " + n + " 层"; },
+        headN: function (n) { return "第 " + n + " 头"; },
+        queries: "查询词（悬停、聚焦或按下固定）", keys: "被关注的词",
+        matrix: "该头的权重矩阵：每行一个查询词，每列一个键",
+        hint: "悬停或用 Tab 聚焦一个词，看它关注哪里；回车固定。",
+        attends: function (t) { return "“" + t + "”关注："; },
+        scores: "打分 QKᵀ", scaledScores: "缩放 QKᵀ / √d_k", weights: "权重 softmax(·)",
+        cell: function (m, i, j) { return m + " 第 " + i + " 行第 " + j + " 列"; },
+        invalid: "每个格子都要填数字（d_k > 0）。",
+        allOn: "全部开启", off: function (h) { return "关掉头 " + h; },
+        accuracy: "各关系的准确率", looksAt: "该头平时主要看",
+        focusHint: "按一个按钮，关掉那个头（把它的输出置零后再拼接）。",
+        focus: function (h) { return "头 " + h + " 平时的注意力："; },
+      };
+
+  // ---- helpers ---------------------------------------------------------------------------
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function svg(tag, attrs) {
+    var e = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    return e;
+  }
+
+  function fixed(x, digits) {
+    var text = x.toFixed(digits);
+    return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
+  }
+
+  function pct(x) {
+    return (100 * x).toFixed(1) + "%";
+  }
+
+  function entropy(p) {
+    return p.reduce(function (s, w) { return w > 0 ? s - w * Math.log(w) : s; }, 0);
+  }
+
+  function argmax(xs) {
+    return xs.reduce(function (best, x, k) { return x > xs[best] ? k : best; }, 0);
+  }
+
+  function labelled(text, control) {
+    var label = el("label", { class: "widget-control" });
+    label.appendChild(el("span", { class: "widget-control-name" }, text));
+    label.appendChild(control);
+    return label;
+  }
+
+  function select(options, value) {
+    var box = el("select");
+    options.forEach(function (text, k) {
+      var option = el("option", { value: String(k) }, text);
+      if (k === value) option.selected = true;
+      box.appendChild(option);
+    });
+    return box;
+  }
+
+  function range(n) {
+    var out = [];
+    for (var k = 0; k < n; k++) out.push(k);
+    return out;
+  }
+
+  // A bar chart of weights in [0, 1], built once; `update(weights, note)` redraws it (a
+  // chart made `noted` has a line above the bars for the note). The SVG's `data-scale` is its
+  // pixels per unit of weight.
+  function barChart(width, height, n, labels, ticks, noted) {
+    var pad = { l: 48, r: 6, t: noted ? 22 : 8, b: labels ? 26 : 6 };
+    var w = width - pad.l - pad.r;
+    var h = height - pad.t - pad.b;
+    var root = svg("svg", { viewBox: "0 0 " + width + " " + height, width: width,
+      height: height, role: "img", class: "widget-bars", "data-scale": String(h) });
+    var corner = svg("text", { x: width - pad.r, y: 14, class: "widget-tick",
+      "text-anchor": "end" });
+    (ticks || [0, 0.5, 1]).forEach(function (tick) {
+      var y = pad.t + h - tick * h;
+      root.appendChild(svg("line", { x1: pad.l - 4, x2: pad.l + w, y1: y, y2: y,
+        class: tick ? "widget-grid" : "widget-axis" }));
+      var text = svg("text", { x: pad.l - 8, y: y + 6, class: "widget-tick",
+        "text-anchor": "end" });
+      text.textContent = String(tick);
+      root.appendChild(text);
+    });
+    var step = w / n;
+    var gap = Math.min(4, step * 0.2);
+    var bars = range(n).map(function (k) {
+      var rect = svg("rect", { x: pad.l + k * step + gap / 2, width: step - gap, y: pad.t + h,
+        height: 0, class: "widget-bar" });
+      root.appendChild(rect);
+      if (labels) {
+        var text = svg("text", { x: pad.l + (k + 0.5) * step, y: height - 6,
+          class: "widget-tick", "text-anchor": "middle" });
+        text.textContent = labels[k];
+        root.appendChild(text);
+      }
+      return rect;
+    });
+    root.appendChild(corner);
+    function update(weights, note) {
+      var top = argmax(weights);
+      bars.forEach(function (rect, k) {
+        var bar = weights[k] * h;
+        rect.setAttribute("y", String(pad.t + h - bar));
+        rect.setAttribute("height", String(bar));
+        rect.classList.toggle("widget-bar-top", k === top);
+      });
+      corner.textContent = note || "";
+    }
+    return { svg: root, update: update };
+  }
+
+  // ---- registry and start ------------------------------------------------------------------
+
+  var KINDS = {};
+
+  // `kind` is {live: function (body, data), paper: function (body, data)}.
+  function register(name, kind) {
+    KINDS[name] = kind;
+  }
+
+  function start(root) {
+    if (root.dataset.widgetState) return;
+    var kind = KINDS[root.dataset.widget];
+    var body = el("div", { class: "widget-body" });
+    try {
+      if (!kind) throw new Error("unknown widget kind " + root.dataset.widget);
+      var data = JSON.parse(root.querySelector(":scope > script.widget-data").textContent);
+      root.setAttribute("role", "group");
+      root.setAttribute("aria-label", T.names[root.dataset.widget]);
+      root.insertBefore(body, root.querySelector(":scope > .widget-fallback"));
+      // A select keeps its arrow keys: reveal.js (listening on the document) would also
+      // turn the slide.
+      root.addEventListener("keydown", function (event) {
+        if (event.target.tagName === "SELECT" && /^(Arrow|Page|Home|End)/.test(event.key)) {
+          event.stopPropagation();
+        }
+      });
+      (printing ? kind.paper : kind.live)(body, data);
+      root.dataset.widgetState = printing ? "paper" : "live";
+    } catch (error) {
+      body.remove(); // the fallback stays
+      root.dataset.widgetState = "failed";
+      console.error("deck widget at " + root.dataset.source + ":", error);
+    }
+  }
+
+  function startAll(scope) {
+    scope.querySelectorAll(".widget[data-widget]").forEach(start);
+  }
+
+  // Starts the widgets on the page, then those of slides swapped in later (called once, by
+  // start.js, after every kind file has registered its kind).
+  function startPage() {
+    startAll(document);
+    // The live preview (live.js) swaps in rebuilt slides: start the widgets they bring.
+    var slides = document.querySelector(".reveal .slides");
+    if (slides && window.MutationObserver) {
+      new MutationObserver(function (records) {
+        records.forEach(function (record) {
+          record.addedNodes.forEach(function (node) {
+            if (node.nodeType === 1) startAll(node);
+          });
+        });
+      }).observe(slides, { childList: true });
+    }
+  }
+
+  window.deckWidgets = {
+    kinds: KINDS,
+    register: register,
+    start: start,
+    startAll: startAll,
+    startPage: startPage,
+    helpers: { T: T, printing: printing, el: el, svg: svg, fixed: fixed, pct: pct,
+      entropy: entropy, argmax: argmax, labelled: labelled, select: select, range: range,
+      barChart: barChart },
+  };
+})();
