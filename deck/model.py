@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,30 @@ class LessonConfig:
     exec: ExecConfig = field(default_factory=ExecConfig)
     slides: SlideConfig = field(default_factory=SlideConfig)
     execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
+    widgets: tuple[WidgetSource, ...] = ()  # the widget kinds the lesson defines
+
+
+@dataclass(frozen=True)
+class WidgetSource:
+    """A widget kind named in `lesson.yml`: `<path>.py` checks its data, `<path>.js` draws it."""
+
+    path: str  # as written, from the lesson's folder, without a suffix
+    loc: Loc
+
+    @property
+    def name(self) -> str:
+        return self.path.rstrip("/").rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class WidgetKind:
+    """A widget kind a lesson defines, loaded: its data check and its script."""
+
+    name: str
+    check: Callable[[Any], Any]  # the data as JSON → what to embed; raises DataProblem
+    summary: str  # the data format in one line, quoted in errors
+    script: Path  # the JS that draws it (registers itself with `deckWidgets.register`)
+    source: Path  # the Python module holding `check`
 
 
 @dataclass(frozen=True)
@@ -207,6 +232,7 @@ class Lesson:
     sections: tuple[Section, ...]
     config: LessonConfig = field(default_factory=LessonConfig)
     warnings: tuple[Any, ...] = ()  # Diagnostics with severity "warning" found while loading
+    widgets: tuple[WidgetKind, ...] = ()  # the widget kinds it defines, loaded
 
 
 def walk_blocks(blocks: tuple[Block, ...]):

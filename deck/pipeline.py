@@ -98,11 +98,10 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
 
 
 def output_paths(name: str, options: Options) -> list[Path]:
-    """What a build of `name` replaces: its deck folder, its figures, its single file."""
-    targets = [options.out / name, options.figures / name]
-    if options.single_file:
-        targets.append(options.out / f"{name}.html")
-    return targets
+    """What a build of `name` replaces: each exporter's places (light: no exporter runs)."""
+    from deck.publish.write import output_places
+
+    return list(output_places(name, options).values())
 
 
 def _fingerprint(options: Options) -> dict[str, object]:

@@ -16,12 +16,18 @@ KATEX = NODE_MODULES / "katex"
 # ---- the slide ------------------------------------------------------------------------------
 SLIDE_WIDTH = 1280  # CSS px; PDF slides are 960×540 pt
 SLIDE_HEIGHT = 720
+SLIDE_VIEWPORT = {"width": SLIDE_WIDTH, "height": SLIDE_HEIGHT}
 
 # ---- PDFs -----------------------------------------------------------------------------------
+# The views render makes of a deck (`RenderedDeck.views`): the page as each layout shows it.
+# The slides show neither speaker notes nor `::: handout` blocks, the students' handout no
+# speaker notes, the lecturer's notes everything.
+VIEWS = ("slides", "student", "lecturer")
 # PDF file → the layout `window.deckHandout(kind)` makes of the slides ("": slides as they are)
 PDFS = {"slides.pdf": "", "handout.pdf": "student", "notes.pdf": "lecturer"}
-SHOWS_NOTES = {"lecturer"}  # the layouts that print the speaker notes
-HANDOUT_PAGE = "A4"  # the handouts' paper
+VIEW_OF_LAYOUT = {"": "slides", "student": "student", "lecturer": "lecturer"}
+HANDOUT_PAPER = "A4"  # the handouts' paper size, and its margins (the footer sits in the bottom)
+HANDOUT_MARGINS = {"top": "14mm", "right": "15mm", "bottom": "16mm", "left": "15mm"}
 
 # ---- UI strings -----------------------------------------------------------------------------
 # Quarto's callout titles (its language files), by the deck's `lang`.

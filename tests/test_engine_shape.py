@@ -81,6 +81,6 @@ def test_each_engine_module_is_small_and_says_what_it_is(name: str) -> None:
 
 
 def test_each_static_script_is_small() -> None:
-    for path in sorted((ENGINE / "static").glob("*.js")):
+    for path in sorted((ENGINE / "static").rglob("*.js")):
         lines = path.read_text("utf-8").count("\n")
         assert lines <= MAX_LINES, f"{path}: {lines} lines"

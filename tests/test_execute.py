@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from deck.errors import Diagnostic
-from deck.execute.run import Job, Progress, run_section, run_sections
+from deck.execute.run import Job, SectionStep, run_section, run_sections
 from deck.model import SectionResult
 from deck.source.folder import load_lesson
 
@@ -238,7 +238,7 @@ def test_progress_reports_each_step_with_its_line(tmp_path: Path):
     inline = next(n for n, line in enumerate(lines, start=1) if "`{python} a + b + c`" in line)
     lesson = load_lesson(folder)
     job = Job(lesson.sections[0], "key", tmp_path / "figs", estimate=12.5)
-    events: list[Progress] = []
+    events: list[SectionStep] = []
     outcomes = run_sections(lesson, [job], 1, lambda *args: None, on_progress=events.append)
     assert isinstance(outcomes["01-s"], SectionResult)
     assert [(e.step, e.cell, e.cells, e.line) for e in events] == [

@@ -13,6 +13,7 @@ import re
 import subprocess
 import textwrap
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -20,8 +21,10 @@ import pytest
 from playwright.sync_api import BrowserContext, Locator, Page
 
 from catalogue import write_lesson
+from deck.model import Loc, WidgetSource
 from deck.render.provenance import Bindings, shown_producers, used_names
-from deck.render.widgets import KINDS, DataProblem, checked_data, data_expression, directive_problem
+from deck.render.widgets import DataProblem, checked_data, data_expression, directive_problem
+from deck.source.widgetkinds import load_widget_kinds
 from fixture_build import Built, run_build
 from test_present import go, offline_deck, open_deck, open_speaker_view
 
@@ -168,7 +171,29 @@ SECTION = r"""
     ```
 """
 VALUES, SCALING, EXPLORER, EXERCISE, ABLATION, FIGURE = range(6)  # slide indices
-LESSON_YML = "title: 组件\nlang: zh-CN\n"
+# The Transformer lesson's widget kinds, which these tests check (the engine defines none).
+LESSON_DIR = Path(__file__).resolve().parent.parent / "content" / "transformer"
+KIND_NAMES = ("softmax-scaling", "attention-explorer", "attention-2x2", "head-ablation")
+LESSON_YML = "title: 组件\nlang: zh-CN\nwidgets:\n" + "".join(
+    f"  - widgets/{k}\n" for k in KIND_NAMES
+)
+WIDGET_FILES = {  # bytes: written as they are
+    f"widgets/{k}{suffix}": (LESSON_DIR / "widgets" / f"{k}{suffix}").read_bytes()
+    for k in KIND_NAMES
+    for suffix in (".py", ".js")
+}
+KINDS = {
+    kind.name: kind
+    for kind in load_widget_kinds(
+        LESSON_DIR, tuple(WidgetSource(f"widgets/{k}", Loc("lesson.yml", 1)) for k in KIND_NAMES)
+    )[0]
+}
+SUMMARIES = {name: kind.summary for name, kind in KINDS.items()}
+
+
+def write_widget_lesson(root: Path, files: dict[str, str], name: str) -> Path:
+    """A lesson that defines the Transformer lesson's widget kinds, holding `files`."""
+    return write_lesson(root, {"lesson.yml": LESSON_YML, **WIDGET_FILES, **files}, name=name)
 
 
 def source(text: str) -> str:
@@ -196,7 +221,7 @@ def test_unknown_kind_missing_data_and_stray_attributes_are_errors_at_their_line
         ::: {.widget kind="head-ablation" data="x" height="3"}
         :::
         """
-    write_lesson(tmp_path, {"01-a.md": md}, name="bad")
+    write_widget_lesson(tmp_path, {"01-a.md": md}, name="bad")
     proc = run_build(tmp_path, "bad", "--no-pdf")
     assert proc.returncode == 1
     known = "attention-2x2, attention-explorer, head-ablation, softmax-scaling"
@@ -227,7 +252,7 @@ def test_data_of_the_wrong_shape_is_an_error_at_the_directive(tmp_path):
         ::: {.widget kind="head-ablation" data='{"relations": ["a"], "num_heads": 1}'}
         :::
         """
-    write_lesson(tmp_path, {"01-a.md": md}, name="bad")
+    write_widget_lesson(tmp_path, {"01-a.md": md}, name="bad")
     proc = run_build(tmp_path, "bad", "--no-pdf")
     assert proc.returncode == 1
     errors = [line for line in proc.stderr.splitlines() if ": error [widget]" in line]
@@ -253,7 +278,7 @@ def test_data_that_is_not_json_is_an_error_at_the_directive(tmp_path):
         ::: {.widget kind="attention-2x2" data='{"Q": [[math.nan, 0], [0, 1]], "K": I}'}
         :::
         """
-    write_lesson(tmp_path, {"01-a.md": md}, name="bad")
+    write_widget_lesson(tmp_path, {"01-a.md": md}, name="bad")
     proc = run_build(tmp_path, "bad", "--no-pdf")
     assert proc.returncode == 1
     assert "content/bad/01-a.md:8: error [inline]" in proc.stderr
@@ -261,9 +286,11 @@ def test_data_that_is_not_json_is_an_error_at_the_directive(tmp_path):
 
 
 def test_directive_checks():
-    assert directive_problem({"kind": "attention-2x2", "data": "d"}) is None
-    assert "known kinds: attention-2x2," in (directive_problem({"data": "d"}) or "")
-    assert "needs data=" in (directive_problem({"kind": "attention-2x2", "data": " "}) or "")
+    assert directive_problem({"kind": "attention-2x2", "data": "d"}, SUMMARIES) is None
+    assert "known kinds: attention-2x2," in (directive_problem({"data": "d"}, SUMMARIES) or "")
+    bare = directive_problem({"kind": "attention-2x2", "data": " "}, SUMMARIES) or ""
+    assert "needs data=" in bare
+    assert "known kinds: none" in (directive_problem({"kind": "x", "data": "d"}, {}) or "")
 
 
 def test_data_expression_turns_arrays_into_json():
@@ -294,14 +321,14 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
 
 
 def test_every_kind_accepts_its_documented_data(data):
-    scaling = checked_data("softmax-scaling", json.dumps(as_json(data.scaling())))
+    scaling = checked_data(KINDS["softmax-scaling"], json.dumps(as_json(data.scaling())))
     assert scaling["d_k"] == [4, 16, 64, 256, 1024]
-    explorer = checked_data("attention-explorer", json.dumps(as_json(data.explorer())))
+    explorer = checked_data(KINDS["attention-explorer"], json.dumps(as_json(data.explorer())))
     first = explorer["sentences"][0]["attention"][0][0][0]
     assert first == [round(w, 4) for w in data.explorer()["sentences"][0]["attention"][0, 0, 0]]
     exercise = {"Q": [[1, 0], [0, 1]], "K": [[1, 2], [3, 4]], "d_k": 4}
-    assert checked_data("attention-2x2", json.dumps(exercise)) == exercise
-    ablation = checked_data("head-ablation", json.dumps(data.ablation()))
+    assert checked_data(KINDS["attention-2x2"], json.dumps(exercise)) == exercise
+    ablation = checked_data(KINDS["head-ablation"], json.dumps(data.ablation()))
     assert "losses" not in ablation and ablation["num_heads"] == 4
     assert set(KINDS) == {"softmax-scaling", "attention-explorer", "attention-2x2", "head-ablation"}
 
@@ -329,21 +356,21 @@ def test_bad_data_is_named_by_its_json_path(data, kind, change, says):
         "head-ablation": data.ablation(),
     }[kind]
     with pytest.raises(DataProblem, match=re.escape(says)):
-        checked_data(kind, json.dumps(as_json({**good, **change})))
+        checked_data(KINDS[kind], json.dumps(as_json({**good, **change})))
 
 
 def test_attention_rows_must_be_softmax_weights(data):
     bad = as_json(data.explorer())
     bad["sentences"][1]["attention"][0][1][2][0] += 0.1
     with pytest.raises(DataProblem, match=re.escape("`sentences[1].attention[0][1][2]` adds up")):
-        checked_data("attention-explorer", json.dumps(bad))
+        checked_data(KINDS["attention-explorer"], json.dumps(bad))
 
 
 def test_sentences_must_share_layers_and_heads(data):
     bad = as_json(data.explorer())
     bad["sentences"][1]["attention"] = bad["sentences"][1]["attention"][:1]
     with pytest.raises(DataProblem, match="has 1 layers × 3 heads, but `sentences\\[0\\]` has 2"):
-        checked_data("attention-explorer", json.dumps(bad))
+        checked_data(KINDS["attention-explorer"], json.dumps(bad))
 
 
 # ---- provenance -------------------------------------------------------------------------------
@@ -390,8 +417,8 @@ def test_producers_are_the_last_cells_binding_the_names_an_expression_reads(tmp_
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("widgets")
-    files = {"lesson.yml": LESSON_YML, "data.py": source(DATA_PY), "01-a.md": source(SECTION)}
-    write_lesson(root, files, name="widgets")
+    files = {"data.py": source(DATA_PY), "01-a.md": source(SECTION)}
+    write_widget_lesson(root, files, name="widgets")
     proc = run_build(root, "widgets", "--no-pdf", "--single-file")
     assert proc.returncode == 0, proc.stderr
     return Built(root, "widgets", proc)

@@ -38,6 +38,11 @@ class ParseContext(Protocol):
     lines: list[str]
     pos: int  # the next line to read (0-based)
 
+    @property
+    def widgets(self) -> dict[str, str]:
+        """The widget kinds the lesson defines, each with its data's format."""
+        ...
+
     def loc(self, index: int) -> Loc: ...
 
     def error(self, index: int, code: str, message: str) -> None: ...

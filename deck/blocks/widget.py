@@ -1,6 +1,7 @@
 """`::: {.widget kind=… data=…}`: an interactive figure fed by a value the cells computed. Its
 data is evaluated like an inline value, checked against the kind, and embedded with the
-blocks inside as the printed fallback (see `deck.render.widgets`)."""
+blocks inside as the printed fallback (see `deck.render.widgets`). The kinds are the lesson's
+(`widgets:` in lesson.yml)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from deck.render.widgets import (
 
 
 def parse(p: ParseContext, opening: Opening) -> Div | None:
-    problem = directive_problem(opening.attrs)
+    problem = directive_problem(opening.attrs, p.widgets)
     if problem:
         p.error(opening.start, "widget", problem)
     else:
@@ -29,7 +30,8 @@ def parse(p: ParseContext, opening: Opening) -> Div | None:
 def render(r: RenderContext, div: Div, notes: list[str]) -> str:
     kind = div.attrs["kind"]
     try:
-        data = checked_data(kind, r.inline_value(data_expression(div.attrs["data"])))
+        expression = data_expression(div.attrs["data"])
+        data = checked_data(r.widget_kinds[kind], r.inline_value(expression))
     except DataProblem as problem:
         message = f"widget `{kind}` (data={div.attrs['data']}): {problem}"
         r.diagnostics.append(Diagnostic(div.loc, "widget", message))

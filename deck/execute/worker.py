@@ -17,7 +17,6 @@ import ast
 import contextlib
 import importlib.abc
 import importlib.machinery
-import io
 import json
 import os
 import random
@@ -31,6 +30,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from deck.execute.capture import CappedText, truncated
 from deck.execute.deps import Recorder
 from deck.execute.figures import save_open_figures
 from deck.model import CellResult, Figure, Output, SectionResult
@@ -111,43 +111,6 @@ class Channel:
 
 def _kill_my_group() -> None:
     os.killpg(os.getpgrp(), signal.SIGKILL)
-
-
-class CappedText(io.TextIOBase):
-    """Captured printed output that keeps the first `limit` characters and counts the rest."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.parts: list[str] = []
-        self.kept = 0
-        self.total = 0
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return "utf-8"
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self.total += len(text)
-        room = self.limit - self.kept
-        if room > 0:
-            piece = text[:room]
-            self.parts.append(piece)
-            self.kept += len(piece)
-        return len(text)
-
-    def getvalue(self) -> str:
-        return truncated("".join(self.parts), self.total, self.limit)
-
-
-def truncated(text: str, total: int, limit: int) -> str:
-    if total <= limit:
-        return text
-    return text[:limit] + f"\n… output truncated: {total:,} characters, showing the first {limit:,}"
 
 
 def _valid_text(text: str, what: str) -> str:

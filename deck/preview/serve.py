@@ -23,6 +23,7 @@ from deck.errors import DeckError
 from deck.preview.server import PAGE, STATUS, ServeError, Status, hidden, open_server
 from deck.preview.watch import Changes, Watcher
 from deck.source.registry import Source
+from deck.theme import SLIDE_VIEWPORT
 
 __all__ = [
     "STATUS",
@@ -250,7 +251,7 @@ def time_edit(
     slide: int,
     timeout: float,
 ) -> float:
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context = browser.new_context(viewport=SLIDE_VIEWPORT)
     try:
         page = context.new_page()
         page.goto(f"{out_url}#/{slide}")

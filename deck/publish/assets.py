@@ -41,25 +41,20 @@ STATIC_FILES = (
     "widgets.js",
     "deck.js",
 )
-# An asset assembled from several files under static/, joined in this order (each followed
-# by a newline): the page still loads one script. The widget runtime comes first, then one
-# file per kind (each registers itself), start.js (starts them all), then the popover.
+# An asset assembled from several files, joined in this order (each followed by a newline):
+# the page still loads one script. The widget runtime comes first, then the lesson's widget
+# kinds (each registers itself; LESSON_WIDGETS stands for their scripts), start.js (starts
+# them all), then the popover.
+LESSON_WIDGETS = "<the lesson's widget kinds>"
 ASSEMBLED = {
-    "widgets.js": (
-        "widgets/runtime.js",
-        "widgets/softmax-scaling.js",
-        "widgets/attention-explorer.js",
-        "widgets/attention-2x2.js",
-        "widgets/head-ablation.js",
-        "widgets/start.js",
-        "provenance.js",
-    ),
+    "widgets.js": ("widgets/runtime.js", LESSON_WIDGETS, "widgets/start.js", "provenance.js"),
 }
 
 
-def asset_plan() -> list[tuple[str, list[Path]]]:
+def asset_plan(widgets: tuple[Path, ...] = ()) -> list[tuple[str, list[Path]]]:
     """Every (destination under assets/, its source files) pair, in a stable order: one
-    source is copied as is, several are joined (an ASSEMBLED asset)."""
+    source is copied as is, several are joined (an ASSEMBLED asset). `widgets`: the scripts
+    of the lesson's widget kinds."""
     if not NODE_MODULES.is_dir():
         raise RuntimeError("node_modules is missing: run `npm ci` (README command 1 does)")
     plan = [(dest, [NODE_MODULES / src]) for dest, src in NPM_FILES.items()]
@@ -68,14 +63,19 @@ def asset_plan() -> list[tuple[str, list[Path]]]:
             plan.append((f"{dest}/{path.name}", [path]))
     for name in STATIC_FILES:
         parts = ASSEMBLED.get(name)
-        plan.append((name, [STATIC / part for part in parts] if parts else [STATIC / name]))
+        if not parts:
+            plan.append((name, [STATIC / name]))
+            continue
+        paths = [[*widgets] if p == LESSON_WIDGETS else [STATIC / p] for p in parts]
+        plan.append((name, [path for group in paths for path in group]))
     return plan
 
 
 def asset_sources() -> list[tuple[str, Path]]:
-    """Every (key, source file) pair, in a stable order, for hashing: the key is the
-    destination under assets/, or `destination:part` for a part of an assembled asset, so
-    each key names one file."""
+    """Every (key, source file) pair of the engine's assets, in a stable order, for hashing
+    (a lesson's widget scripts are hashed with the lesson): the key is the destination under
+    assets/, or `destination:part` for a part of an assembled asset, so each key names one
+    file."""
     pairs = []
     for dest, sources in asset_plan():
         if dest in ASSEMBLED:
@@ -96,9 +96,10 @@ def pygments_css() -> str:
     return HtmlFormatter(style="default").get_style_defs(".highlight")
 
 
-def copy_assets(target: Path) -> None:
-    """Fill `target` (a deck's assets/ folder) with every asset."""
-    for dest, sources in asset_plan():
+def copy_assets(target: Path, widgets: tuple[Path, ...] = ()) -> None:
+    """Fill `target` (a deck's assets/ folder) with every asset; `widgets`: the scripts of
+    the lesson's widget kinds."""
+    for dest, sources in asset_plan(widgets):
         (target / dest).parent.mkdir(parents=True, exist_ok=True)
         if dest in ASSEMBLED:
             (target / dest).write_bytes(assembled(sources))

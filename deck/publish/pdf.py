@@ -12,6 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from deck.theme import (
+    HANDOUT_MARGINS,
+    HANDOUT_PAPER,
+    SLIDE_HEIGHT,
+    SLIDE_VIEWPORT,
+    SLIDE_WIDTH,
+)
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -58,9 +66,10 @@ OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((s
   // The right padding is a margin to keep; the bottom one may be used down to 16 px.
   const padRight = parseFloat(getComputedStyle(section).paddingRight) || 0;
   return {slide: i + 1, source: section.dataset.source || '',
-          dx: Math.round(right - (box.left + 1280 - padRight + 8)),
-          dy: Math.round(bottom - (box.top + 720 - 16)), column: colOver};
+          dx: Math.round(right - (box.left + WIDTH - padRight + 8)),
+          dy: Math.round(bottom - (box.top + HEIGHT - 16)), column: colOver};
 }).filter(o => o.dx > 0 || o.dy > 0 || o.column > 0)"""
+OVERFLOW = OVERFLOW.replace("WIDTH", str(SLIDE_WIDTH)).replace("HEIGHT", str(SLIDE_HEIGHT))
 FOOTER = (
     '<div style="width:100%;font-size:9px;color:#666;text-align:center;'
     'font-family:Noto Sans CJK SC,sans-serif"><span class="title"></span> · '
@@ -95,7 +104,7 @@ class Overflow:
 
 def open_print_layout(browser, index_html: Path, slide_count: int):  # noqa: ANN001, ANN201
     """A page showing the deck's print layout, every page laid out, fonts and images loaded."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = browser.new_page(viewport=SLIDE_VIEWPORT)
     page.emulate_media(media="print")  # laid out as printed (see _print_all)
     page.goto(index_html.resolve().as_uri() + "?print-pdf", wait_until="load")
     page.wait_for_function(READY, timeout=120_000)
@@ -124,13 +133,13 @@ class PrintJob:
 
 
 SLIDES_PDF = {
-    "width": "1280px",
-    "height": "720px",
+    "width": f"{SLIDE_WIDTH}px",
+    "height": f"{SLIDE_HEIGHT}px",
     "margin": {"top": "0", "right": "0", "bottom": "0", "left": "0"},
 }
 HANDOUT_PDF = {
-    "format": "A4",
-    "margin": {"top": "14mm", "right": "15mm", "bottom": "16mm", "left": "15mm"},
+    "format": HANDOUT_PAPER,
+    "margin": HANDOUT_MARGINS,
     "display_header_footer": True,
     "header_template": "<span></span>",
     "footer_template": FOOTER,
@@ -181,7 +190,7 @@ async def _print_all(
         try:
 
             async def lane(jobs: list[PrintJob]) -> list[Overflow]:
-                page = await browser.new_page(viewport={"width": 1280, "height": 720})
+                page = await browser.new_page(viewport=SLIDE_VIEWPORT)
                 # Laid out for print from the start: `page.pdf` then reuses that style and
                 # layout instead of switching media twice (0.6–0.8 s less per PDF, measured).
                 await page.emulate_media(media="print")

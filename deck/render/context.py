@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from deck.errors import Diagnostic, Loc
-from deck.model import Block, Cell, CellResult, Section
+from deck.model import Block, Cell, CellResult, Section, WidgetKind
 
 
 @dataclass
@@ -18,6 +18,7 @@ class SlideState:
     footer: str | None = None
     asides: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)  # bodies of `output-location: slide` slides
+    handouts: list[str] = field(default_factory=list)  # `::: handout` blocks, as in the body
 
 
 class RenderContext(Protocol):
@@ -31,6 +32,7 @@ class RenderContext(Protocol):
     warnings: list[Diagnostic]
     figure_files: list[str]
     cells: dict[int, CellResult]  # id(cell) → its result
+    widget_kinds: dict[str, WidgetKind]  # the lesson's widget kinds, by name
 
     @property
     def lang(self) -> str:

@@ -12,7 +12,7 @@ page is the same, byte for byte, as a full render.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ class RenderedDeck:
     rendered: tuple[str, ...] = ()  # sections rendered by this build (the rest were cached)
     media: tuple[tuple[str, Path], ...] = ()  # (path inside the deck folder, source file)
     warnings: tuple[Diagnostic, ...] = ()
+    views: dict[str, str] = field(default_factory=dict)  # layout (theme.VIEWS) → its page
 
 
 def new_markdown() -> Any:
@@ -115,7 +116,8 @@ def render_lesson(
     """The deck page, its values record and its figures. With `cache` (the build's cache
     folder), formulas and sections rendered before are taken from there."""
     env = _environment(cache)
-    store = RenderStore(cache / lesson.name / "render") if cache is not None else None
+    widget_kinds = {kind.name: kind for kind in lesson.widgets}
+    store = RenderStore(cache / lesson.name / "render", lesson) if cache is not None else None
     diagnostics = figure_collisions(lesson, results)
     parts: dict[str, SectionRender] = {}
     pending: list[tuple[Section, SectionRenderer, list[RenderedSlide], str]] = []
@@ -128,7 +130,7 @@ def render_lesson(
             parts[section.name] = cached
             continue
         md = md or new_markdown()
-        renderer = SectionRenderer(section, result, md, env)
+        renderer = SectionRenderer(section, result, md, env, widget_kinds)
         pending.append((section, renderer, renderer.slides(), key))
     deck = deck_settings(lesson, lambda: md or new_markdown())
     formulas = {(f.tex, f.display) for _, r, _, _ in pending for f in r.formulas}
@@ -172,14 +174,28 @@ def render_lesson(
         warnings.extend(part.warnings)
     media.update(deck.media)
     slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
-    page = env.get_template("deck.html.j2").render(
-        lesson=lesson,
-        meta=lesson.meta,
-        slides=slides,
-        data_attr=_data_attrs,
-        stylesheets=deck.stylesheets,
-        deck_options=deck.options,
-    )
+    template = env.get_template("deck.html.j2")
+
+    def page_of(shown: list[RenderedSlide]) -> str:
+        return template.render(
+            lesson=lesson,
+            meta=lesson.meta,
+            slides=shown,
+            data_attr=_data_attrs,
+            stylesheets=deck.stylesheets,
+            deck_options=deck.options,
+        )
+
+    page = page_of(slides)
+    # What each layout shows, for the outputs made from one (a PDF is reprinted only when its
+    # view changed): the lecturer's notes everything, the students' handout no speaker notes,
+    # the slides neither notes nor `::: handout` blocks.
+    student = [replace(s, notes="") for s in slides]
+    views = {
+        "lecturer": page,
+        "student": page_of(student),
+        "slides": page_of([replace(s, body=s.without_handouts()) for s in student]),
+    }
     values = {
         "lesson": lesson.name,
         "title": lesson.meta.get("title", lesson.name),
@@ -195,6 +211,7 @@ def render_lesson(
         rendered,
         tuple(sorted(media.items())),
         tuple(warnings + deck.warnings),
+        views,
     )
 
 

@@ -2,7 +2,7 @@
 
 Quizzes name the line computing their answer (`render.answer_source`); every inline value on
 a slide becomes a `<span class="value">` that carries its expression, its `file:line` and the
-cells that produced it, which `deck/static/widgets.js` shows in a popover. Values stay plain
+cells that produced it, which `deck/static/provenance.js` shows in a popover. Values stay plain
 text where markup cannot go: inside formulas, alt text, attributes, links and buttons.
 """
 

@@ -24,6 +24,7 @@ from deck.model import (
     Section,
     SectionResult,
     Slide,
+    WidgetKind,
     walk_blocks,
 )
 from deck.render.cells import render_cell
@@ -88,6 +89,7 @@ class SectionRenderer:
     result: SectionResult
     md: Any
     templates: jinja2.Environment
+    widget_kinds: dict[str, WidgetKind] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     formulas: list[Formula] = field(default_factory=list)
     records: dict[str, list[dict[str, Any]]] = field(
@@ -296,6 +298,7 @@ class SectionRenderer:
             attrs=attrs,
             body=self.number_footnotes(body),
             notes=self.number_footnotes("\n".join(notes)),
+            handouts=tuple(map(self.number_footnotes, self.slide_state.handouts)),
         )
         extra = [
             replace(
@@ -305,6 +308,7 @@ class SectionRenderer:
                 attrs={**attrs, "id": attrs["id"] + "-output"} if "id" in attrs else attrs,
                 body=extra_body,
                 notes="",
+                handouts=(),
             )
             for k, extra_body in enumerate(self.slide_state.extra, start=1)
         ]
@@ -367,6 +371,7 @@ class SectionRenderer:
                 title=sub(s.title) if s.title is not None else None,
                 body=sub(s.body),
                 notes=sub(s.notes),
+                handouts=tuple(map(sub, s.handouts)),
             )
             for s in slides
         )

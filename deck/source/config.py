@@ -22,6 +22,7 @@ from deck.model import (
     ExecConfig,
     LessonConfig,
     Loc,
+    WidgetSource,
 )
 
 
@@ -102,6 +103,59 @@ EXEC_FIELDS = {
     "memory": "memory_mb",
     "output": "output_limit",
 }
+
+
+@dataclass(frozen=True)
+class NodeCheck:
+    """A key whose value's shape decides how it is read (a scalar or a mapping): gets the
+    YAML node itself, returns the value to keep (None: nothing)."""
+
+    read: Callable[..., Any]
+
+    def __call__(
+        self,
+        node: yaml.Node,
+        name: str,
+        path: str,
+        diagnostics: list[Diagnostic],
+        locs: dict[str, Loc] | None,
+    ) -> Any:
+        return self.read(node, name, path, diagnostics, locs)
+
+
+WIDGET_PATH = re.compile(r"[\w.-]+(/[\w.-]+)*")
+
+
+def read_widgets(
+    node: yaml.Node, name: str, path: str, diagnostics: list[Diagnostic], locs: Any
+) -> tuple[WidgetSource, ...] | None:
+    """`widgets:` a list of paths in the lesson's folder, each without a suffix: `<path>.py`
+    checks a kind's data, `<path>.js` draws it; the kind is named after the file."""
+    at = Loc(path, node.start_mark.line + 1)
+    if not isinstance(node, yaml.SequenceNode):
+        message = f"`{name}` must be a list of paths such as `widgets/softmax-scaling`"
+        diagnostics.append(Diagnostic(at, "config", message))
+        return None
+    found = []
+    for item in node.value:
+        loc = Loc(path, item.start_mark.line + 1)
+        text = item.value if isinstance(item, yaml.ScalarNode) else None
+        if not isinstance(text, str) or not WIDGET_PATH.fullmatch(text) or ".." in text.split("/"):
+            message = (
+                f"`{name}`: {text!r} must be a path inside the lesson's folder, without a "
+                "suffix (`widgets/softmax-scaling` for widgets/softmax-scaling.py and .js)"
+            )
+            diagnostics.append(Diagnostic(loc, "config", message))
+            continue
+        found.append(WidgetSource(text.removesuffix(".py"), loc))
+    names = [w.name for w in found]
+    for k, widget in enumerate(found):
+        if widget.name in names[:k]:
+            message = f"widget kind `{widget.name}` is named twice"
+            diagnostics.append(Diagnostic(widget.loc, "config", message))
+    return tuple(found)
+
+
 TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "title": as_text,
     "subtitle": as_text,
@@ -110,6 +164,7 @@ TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "date": as_text,
     "lang": as_text,
     "exec": EXEC_SCHEMA,
+    "widgets": NodeCheck(read_widgets),
 }
 
 
@@ -165,24 +220,6 @@ def check_mapping(
         except (Invalid, ValueError, yaml.YAMLError) as exc:  # ValueError: `date: 2020-13-01`
             diagnostics.append(Diagnostic(at, "config", f"`{name}: {shown}` {exc}"))
     return values
-
-
-@dataclass(frozen=True)
-class NodeCheck:
-    """A key whose value's shape decides how it is read (a scalar or a mapping): gets the
-    YAML node itself, returns the value to keep (None: nothing)."""
-
-    read: Callable[..., Any]
-
-    def __call__(
-        self,
-        node: yaml.Node,
-        name: str,
-        path: str,
-        diagnostics: list[Diagnostic],
-        locs: dict[str, Loc] | None,
-    ) -> Any:
-        return self.read(node, name, path, diagnostics, locs)
 
 
 def parse_config(text: str, path: str) -> tuple[LessonConfig, dict[str, Any], list[Diagnostic]]:

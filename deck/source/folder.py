@@ -9,7 +9,8 @@ from pathlib import Path
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson, LessonConfig, Loc
 from deck.source.config import parse_config
-from deck.source.scanner import parse_section
+from deck.source.scanner import Dialect, parse_section
+from deck.source.widgetkinds import load_widget_kinds
 
 SECTION_FILE = re.compile(r"^\d+[-_].*\.md$")
 # Files that look like lesson text but are not read: each gets a one-line note.
@@ -67,17 +68,20 @@ def load_lesson(folder: Path) -> Lesson:
             Diagnostic(Loc(display_path(folder), 1), "lesson", "no section files NN-name.md")
         )
     diagnostics.extend(ignored_files(folder))
+    widgets, problems = load_widget_kinds(folder, config.widgets)
+    diagnostics.extend(problems)
+    dialect = Dialect(widgets={kind.name: kind.summary for kind in widgets})
     sections = []
     for path in files:
         text = read_text(path)
         if isinstance(text, Diagnostic):
             diagnostics.append(text)
             continue
-        section, problems = parse_section(path, display_path(path), text)
+        section, problems = parse_section(path, display_path(path), text, dialect)
         sections.append(dataclasses.replace(section, meta={"lang": config.lang}))
         diagnostics.extend(problems)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise DeckError(errors)
     warnings = tuple(d for d in diagnostics if d.severity != "error")
-    return Lesson(folder.name, folder, meta, tuple(sections), config, warnings)
+    return Lesson(folder.name, folder, meta, tuple(sections), config, warnings, widgets)

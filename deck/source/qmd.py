@@ -23,6 +23,7 @@ from deck.model import (
     Column,
     Columns,
     Div,
+    InlineExpr,
     Lesson,
     LessonConfig,
     Loc,
@@ -34,7 +35,7 @@ from deck.model import (
 from deck.source.folder import display_path, read_text
 from deck.source.qmdconfig import merge, parse_quarto_config, quarto_config
 from deck.source.replay import replayed
-from deck.source.scanner import Dialect, parse_part
+from deck.source.scanner import Dialect, Scanner
 
 SLIDES_PER_PART = 6
 METADATA = "_metadata.yml"
@@ -227,3 +228,13 @@ def part_name(slides: list[Slide], k: int, taken: set[str]) -> str:
         name, n = f"{base}-{n}", n + 1
     taken.add(name)
     return name
+
+
+def parse_part(
+    path: Path, rel: str, lines: list[str], start: int, end: int, dialect: Dialect
+) -> tuple[list[Slide], list[InlineExpr], list[Diagnostic]]:
+    """Lines `start:end` (0-based) of a longer file, which must begin at a slide break: its
+    slides, inline expressions (numbered from 0) and problems, at the file's real lines."""
+    scanner = Scanner(rel, lines[:end], dialect, pos=start)
+    slides = scanner.slides()
+    return slides, scanner.inlines, scanner.diagnostics

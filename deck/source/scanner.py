@@ -55,6 +55,7 @@ class Dialect:
 
     quarto: bool = False
     defaults: dict[str, Any] = field(default_factory=dict)  # execute: echo, eval, include…
+    widgets: dict[str, str] = field(default_factory=dict)  # widget kind → its data's format
 
 
 LESSON = Dialect()
@@ -285,6 +286,10 @@ class Scanner:
         """The blocks up to the closing `:::` of the block being read, and whether it came."""
         return self.blocks(top=False)
 
+    @property
+    def widgets(self) -> dict[str, str]:
+        return self.dialect.widgets
+
     def add_inline(self, expr: str, loc: Loc) -> InlineExpr:
         """An expression evaluated like an inline value (a quiz's answer, a widget's data)."""
         found = InlineExpr(len(self.inlines), expr, loc)
@@ -392,13 +397,3 @@ def parse_section(
         inlines=tuple(scanner.inlines),
     )
     return section, scanner.diagnostics
-
-
-def parse_part(
-    path: Path, rel: str, lines: list[str], start: int, end: int, dialect: Dialect
-) -> tuple[list[Slide], list[InlineExpr], list[Diagnostic]]:
-    """Lines `start:end` (0-based) of a longer file, which must begin at a slide break: its
-    slides, inline expressions (numbered from 0) and problems, at the file's real lines."""
-    scanner = Scanner(rel, lines[:end], dialect, pos=start)
-    slides = scanner.slides()
-    return slides, scanner.inlines, scanner.diagnostics

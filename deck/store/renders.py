@@ -61,6 +61,15 @@ class RenderedSlide:
     attrs: dict[str, str]
     body: str
     notes: str
+    handouts: tuple[str, ...] = ()  # the `::: handout` blocks, each as it stands in `body`
+
+    def without_handouts(self) -> str:
+        """The body as the slides show it: without its `::: handout` blocks (outer ones are
+        recorded after the blocks inside them, so they go first)."""
+        body = self.body
+        for block in reversed(self.handouts):
+            body = body.replace(block, "", 1)
+        return body
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +82,7 @@ class RenderedSlide:
             "attrs": self.attrs,
             "body": self.body,
             "notes": self.notes,
+            "handouts": list(self.handouts),
         }
 
     @staticmethod
@@ -88,6 +98,7 @@ class RenderedSlide:
             attrs=dict(data["attrs"]),
             body=str(data["body"]),
             notes=str(data["notes"]),
+            handouts=tuple(str(h) for h in data["handouts"]),
         )
 
 
@@ -164,9 +175,12 @@ class RenderStore:
     """`<folder>/<section>.json`: a section's last rendered slides and the key they were
     rendered for. An entry that cannot be read is rendered again, never trusted."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, lesson: Lesson):
         self.folder = folder
-        self.engine = render_engine_key()
+        h = hashlib.sha256(render_engine_key().encode())
+        for kind in lesson.widgets:  # the lesson's widget checks shape what is embedded
+            h.update(kind.name.encode() + b"\0" + kind.source.read_bytes())
+        self.engine = h.hexdigest()
 
     def key(self, section: Section, result: SectionResult) -> str:
         h = hashlib.sha256(self.engine.encode())

@@ -40,8 +40,9 @@ def environment_fingerprint(lesson: Lesson) -> str:
     h.update(f"schema={SCHEMA};python={sys.version};".encode())
     settings = dict(lesson.config.exec.fingerprint(), output=lesson.config.exec.output_limit)
     h.update(json.dumps(settings, sort_keys=True).encode())
+    widget_checks = {kind.source for kind in lesson.widgets}  # run by render, not by cells
     for path in sorted(lesson.path.rglob("*.py")):
-        if "__pycache__" not in path.parts:
+        if "__pycache__" not in path.parts and path.resolve() not in widget_checks:
             rel = path.relative_to(lesson.path).as_posix()
             h.update(rel.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()

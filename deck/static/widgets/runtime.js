@@ -1,64 +1,27 @@
-// Widget runtime: shared helpers and UI strings, the kind registry, and starting the widgets.
+// Widget runtime: shared helpers, the kind registry, and starting the widgets.
 //
 // deck/render/widgets.py checks each `::: {.widget kind=… data=…}`'s data and embeds it as
 // JSON beside an empty `<div class="widget" data-widget="kind">`; the kind registered under
-// that name draws it (one file per kind in this folder, each calling
-// `deckWidgets.register`). On screen a widget is live, with controls that work by keyboard
+// that name draws it (the lesson defines its kinds: one script each, calling
+// `deckWidgets.register`, with its own UI strings). On screen a widget is live, with controls that work by keyboard
 // alone; with `?print-pdf` (the slides PDF and the handouts) it draws its default state as a
 // static figure, with no controls. Controls are plain buttons, inputs and selects built in a
 // fixed order from the data, so present.js mirrors every click and input between the
 // projector and the speaker view's previews (it addresses a control by its index in the
 // slide: the number of controls never changes after start).
 //
-// deck/publish/assets.py assembles assets/widgets.js from this file, the kind files, start.js
-// (which starts the widgets once every kind is registered) and ../provenance.js, in that order.
+// deck/publish/assets.py assembles assets/widgets.js from this file, the lesson's kind scripts,
+// start.js (which starts the widgets once every kind is registered) and ../provenance.js.
 (function () {
   "use strict";
   var printing = /print-pdf/i.test(window.location.search);
   var english = /^en/i.test(document.documentElement.lang);
   var SVG = "http://www.w3.org/2000/svg";
-  var T = english
-    ? {
-        names: { "softmax-scaling": "Scaling by √d_k", "attention-explorer": "Attention explorer",
-          "attention-2x2": "2×2 attention, live", "head-ablation": "Switching heads off" },
-        dk: "d_k", unscaled: "Unscaled: softmax(q·k)", scaled: "Scaled: softmax(q·k / √d_k)",
-        unscaledShort: "unscaled", scaledShort: "scaled", max: "max weight", entropy: "entropy",
-        uniform: "uniform", key: "key",
-        sentence: "Sentence", layer: "Layer", head: "Head",
-        layerN: function (n) { return "layer " + n; }, headN: function (n) { return "head " + n; },
-        queries: "Query tokens (hover, focus or press to pin)", keys: "Attended tokens",
-        matrix: "The head's weights: a row per query, a column per key",
-        hint: "Hover or focus a token to see where it attends; Enter pins it.",
-        attends: function (t) { return "“" + t + "” attends to: "; },
-        scores: "Scores QKᵀ", scaledScores: "Scaled QKᵀ / √d_k", weights: "Weights softmax(·)",
-        cell: function (m, i, j) { return m + " row " + i + " column " + j; },
-        invalid: "Type a number in every box (d_k > 0).",
-        allOn: "All heads on", off: function (h) { return "Head " + h + " off"; },
-        accuracy: "Accuracy per relation", looksAt: "usually attends to",
-        focusHint: "Press a button to switch that head off (its output zeroed before concat).",
-        focus: function (h) { return "Head " + h + " usually attends: "; },
-      }
-    : {
-        names: { "softmax-scaling": "√d_k 缩放演示", "attention-explorer": "注意力浏览器",
-          "attention-2x2": "2×2 注意力：现场计算", "head-ablation": "关掉注意力头" },
-        dk: "d_k", unscaled: "不缩放：softmax(q·k)", scaled: "缩放：softmax(q·k / √d_k)",
-        unscaledShort: "不缩放", scaledShort: "缩放后", max: "最大权重", entropy: "熵",
-        uniform: "均匀", key: "键",
-        sentence: "句子", layer: "层", head: "头",
-        layerN: function (n) { return "第 " + n + " 层"; },
-        headN: function (n) { return "第 " + n + " 头"; },
-        queries: "查询词（悬停、聚焦或按下固定）", keys: "被关注的词",
-        matrix: "该头的权重矩阵：每行一个查询词，每列一个键",
-        hint: "悬停或用 Tab 聚焦一个词，看它关注哪里；回车固定。",
-        attends: function (t) { return "“" + t + "”关注："; },
-        scores: "打分 QKᵀ", scaledScores: "缩放 QKᵀ / √d_k", weights: "权重 softmax(·)",
-        cell: function (m, i, j) { return m + " 第 " + i + " 行第 " + j + " 列"; },
-        invalid: "每个格子都要填数字（d_k > 0）。",
-        allOn: "全部开启", off: function (h) { return "关掉头 " + h; },
-        accuracy: "各关系的准确率", looksAt: "该头平时主要看",
-        focusHint: "按一个按钮，关掉那个头（把它的输出置零后再拼接）。",
-        focus: function (h) { return "头 " + h + " 平时的注意力："; },
-      };
+  // A kind's UI strings for the page's language, from {en: {...}, zh: {...}}: English on an
+  // English page (or when the kind has no Chinese), Chinese otherwise.
+  function strings(table) {
+    return english || !table.zh ? table.en : table.zh;
+  }
 
   // ---- helpers ---------------------------------------------------------------------------
 
@@ -167,7 +130,8 @@
 
   var KINDS = {};
 
-  // `kind` is {live: function (body, data), paper: function (body, data)}.
+  // `kind` is {label: its name for screen readers, live: function (body, data),
+  // paper: function (body, data)}: live on screen, drawn still for print.
   function register(name, kind) {
     KINDS[name] = kind;
   }
@@ -180,7 +144,7 @@
       if (!kind) throw new Error("unknown widget kind " + root.dataset.widget);
       var data = JSON.parse(root.querySelector(":scope > script.widget-data").textContent);
       root.setAttribute("role", "group");
-      root.setAttribute("aria-label", T.names[root.dataset.widget]);
+      root.setAttribute("aria-label", kind.label || root.dataset.widget);
       root.insertBefore(body, root.querySelector(":scope > .widget-fallback"));
       // A select keeps its arrow keys: reveal.js (listening on the document) would also
       // turn the slide.
@@ -225,7 +189,7 @@
     start: start,
     startAll: startAll,
     startPage: startPage,
-    helpers: { T: T, printing: printing, el: el, svg: svg, fixed: fixed, pct: pct,
+    helpers: { strings: strings, printing: printing, el: el, svg: svg, fixed: fixed, pct: pct,
       entropy: entropy, argmax: argmax, labelled: labelled, select: select, range: range,
       barChart: barChart },
   };

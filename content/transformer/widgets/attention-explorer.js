@@ -1,8 +1,22 @@
-// Widget kind "attention-explorer": a model's attention, by sentence, layer and head (a part of assets/widgets.js, after runtime.js).
+// Widget kind "attention-explorer": a model's attention, by sentence, layer and head (content/transformer: bundled into assets/widgets.js after the engine's runtime.js).
 (function () {
   "use strict";
   var lib = window.deckWidgets.helpers;
-  var T = lib.T;
+  var T = lib.strings({
+    en: { name: "Attention explorer", sentence: "Sentence", layer: "Layer", head: "Head",
+      layerN: function (n) { return "layer " + n; }, headN: function (n) { return "head " + n; },
+      queries: "Query tokens (hover, focus or press to pin)", keys: "Attended tokens",
+      matrix: "The head's weights: a row per query, a column per key",
+      hint: "Hover or focus a token to see where it attends; Enter pins it.",
+      attends: function (t) { return "“" + t + "” attends to: "; } },
+    zh: { name: "注意力浏览器", sentence: "句子", layer: "层", head: "头",
+      layerN: function (n) { return "第 " + n + " 层"; },
+      headN: function (n) { return "第 " + n + " 头"; },
+      queries: "查询词（悬停、聚焦或按下固定）", keys: "被关注的词",
+      matrix: "该头的权重矩阵：每行一个查询词，每列一个键",
+      hint: "悬停或用 Tab 聚焦一个词，看它关注哪里；回车固定。",
+      attends: function (t) { return "“" + t + "”关注："; } },
+  });
   var el = lib.el;
   var svg = lib.svg;
   var fixed = lib.fixed;
@@ -169,5 +183,5 @@
     draw();
   }
 
-  window.deckWidgets.register("attention-explorer", attentionExplorer);
+  window.deckWidgets.register("attention-explorer", { label: T.name, live: attentionExplorer.live, paper: attentionExplorer.paper });
 })();

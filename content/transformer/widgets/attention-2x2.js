@@ -1,8 +1,17 @@
-// Widget kind "attention-2x2": type Q and K, see softmax(QKᵀ/√d_k) (a part of assets/widgets.js, after runtime.js).
+// Widget kind "attention-2x2": type Q and K, see softmax(QKᵀ/√d_k) (content/transformer: bundled into assets/widgets.js after the engine's runtime.js).
 (function () {
   "use strict";
   var lib = window.deckWidgets.helpers;
-  var T = lib.T;
+  var T = lib.strings({
+    en: { name: "2×2 attention, live", scores: "Scores QKᵀ", scaledScores: "Scaled QKᵀ / √d_k",
+      weights: "Weights softmax(·)",
+      cell: function (m, i, j) { return m + " row " + i + " column " + j; },
+      invalid: "Type a number in every box (d_k > 0)." },
+    zh: { name: "2×2 注意力：现场计算", scores: "打分 QKᵀ", scaledScores: "缩放 QKᵀ / √d_k",
+      weights: "权重 softmax(·)",
+      cell: function (m, i, j) { return m + " 第 " + i + " 行第 " + j + " 列"; },
+      invalid: "每个格子都要填数字（d_k > 0）。" },
+  });
   var el = lib.el;
   var fixed = lib.fixed;
   var labelled = lib.labelled;
@@ -124,5 +133,5 @@
   }
 
   window.deckWidgets.attention2x2 = attention2x2; // the arithmetic alone, for tests
-  window.deckWidgets.register("attention-2x2", attention2x2Widget);
+  window.deckWidgets.register("attention-2x2", { label: T.name, live: attention2x2Widget.live, paper: attention2x2Widget.paper });
 })();

@@ -1,8 +1,15 @@
-// Widget kind "softmax-scaling": a √d_k slider, softmax with and without scaling (a part of assets/widgets.js, after runtime.js).
+// Widget kind "softmax-scaling": a √d_k slider, softmax with and without scaling (content/transformer: bundled into assets/widgets.js after the engine's runtime.js).
 (function () {
   "use strict";
   var lib = window.deckWidgets.helpers;
-  var T = lib.T;
+  var T = lib.strings({
+    en: { name: "Scaling by √d_k", dk: "d_k", unscaled: "Unscaled: softmax(q·k)",
+      scaled: "Scaled: softmax(q·k / √d_k)", unscaledShort: "unscaled", scaledShort: "scaled",
+      max: "max weight", entropy: "entropy", uniform: "uniform" },
+    zh: { name: "√d_k 缩放演示", dk: "d_k", unscaled: "不缩放：softmax(q·k)",
+      scaled: "缩放：softmax(q·k / √d_k)", unscaledShort: "不缩放", scaledShort: "缩放后",
+      max: "最大权重", entropy: "熵", uniform: "均匀" },
+  });
   var el = lib.el;
   var fixed = lib.fixed;
   var entropy = lib.entropy;
@@ -131,5 +138,5 @@
     },
   };
 
-  window.deckWidgets.register("softmax-scaling", softmaxScaling);
+  window.deckWidgets.register("softmax-scaling", { label: T.name, live: softmaxScaling.live, paper: softmaxScaling.paper });
 })();

@@ -1,8 +1,18 @@
-// Widget kind "head-ablation": switch one head off, see the accuracy per relation (a part of assets/widgets.js, after runtime.js).
+// Widget kind "head-ablation": switch one head off, see the accuracy per relation (content/transformer: bundled into assets/widgets.js after the engine's runtime.js).
 (function () {
   "use strict";
   var lib = window.deckWidgets.helpers;
-  var T = lib.T;
+  var T = lib.strings({
+    en: { name: "Switching heads off", allOn: "All heads on",
+      off: function (h) { return "Head " + h + " off"; },
+      accuracy: "Accuracy per relation", looksAt: "usually attends to",
+      focusHint: "Press a button to switch that head off (its output zeroed before concat).",
+      focus: function (h) { return "Head " + h + " usually attends: "; } },
+    zh: { name: "关掉注意力头", allOn: "全部开启", off: function (h) { return "关掉头 " + h; },
+      accuracy: "各关系的准确率", looksAt: "该头平时主要看",
+      focusHint: "按一个按钮，关掉那个头（把它的输出置零后再拼接）。",
+      focus: function (h) { return "头 " + h + " 平时的注意力："; } },
+  });
   var el = lib.el;
   var fixed = lib.fixed;
   var pct = lib.pct;
@@ -99,5 +109,5 @@
     },
   };
 
-  window.deckWidgets.register("head-ablation", headAblation);
+  window.deckWidgets.register("head-ablation", { label: T.name, live: headAblation.live, paper: headAblation.paper });
 })();

@@ -1,0 +1,17 @@
+"""`::: handout`: shown in the handouts only (students' and lecturer's), never on the slides;
+render records each so the slides' view is made without them."""
+
+from __future__ import annotations
+
+from deck.blocks.base import BlockKind, named, parse_div, render_plain
+from deck.model import Div
+from deck.render.context import RenderContext
+
+
+def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+    markup = render_plain(r, div, notes)
+    r.slide_state.handouts.append(markup)
+    return markup
+
+
+KIND = BlockKind("handout", named("handout"), parse_div, render)

@@ -1,0 +1,50 @@
+"""The HTML exporter: `dist/<lesson>/` with the deck (`index.html`), its assets, figures and
+media, and `values.json`; the figures also go to `figures/<lesson>/`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from deck.options import Options
+from deck.progress import Progress
+from deck.publish.assets import copy_assets
+from deck.publish.exporter import DECK, Built, Exported, file_digest
+
+
+class HtmlDeck:
+    name = "html"
+    why_not = ""
+
+    def wanted(self, options: Options) -> bool:
+        return True
+
+    def places(self, name: str, options: Options) -> dict[str, Path]:
+        return {DECK: options.out / name, "figures": options.figures / name}
+
+    def files(self, built: Built) -> tuple[str, ...]:
+        return ("index.html", "values.json")
+
+    def made_from(self, built: Built) -> dict[str, str] | None:
+        return None  # as quick to write as to copy
+
+    def digest(self, path: Path) -> str:
+        return file_digest(path)
+
+    def export(self, built: Built, todo: list[str], progress: Progress) -> Exported:
+        deck, staging, figures = built.deck, built.staging[DECK], built.staging["figures"]
+        staging.mkdir(parents=True)
+        figures.mkdir(parents=True)
+        copy_assets(staging / "assets", tuple(kind.script for kind in built.lesson.widgets))
+        (staging / "figures").mkdir()
+        for figure in deck.figures:
+            shutil.copyfile(figure, staging / "figures" / figure.name)
+            shutil.copyfile(figure, figures / figure.name)
+        for published, source in deck.media:  # images and stylesheets the slides name
+            (staging / published).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, staging / published)
+        (staging / "index.html").write_text(deck.html, "utf-8")
+        values = json.dumps(deck.values, ensure_ascii=False, indent=1)
+        (staging / "values.json").write_text(values + "\n", "utf-8")
+        return Exported()
