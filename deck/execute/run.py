@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from deck.errors import Diagnostic
+from deck.execute.job import CellJob, InlineJob, JobSpec
 from deck.execute.supervise import (
     STARTUP_LIMIT,
     Ended,
@@ -77,41 +78,40 @@ def threads_per_worker(workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // max(1, workers))
 
 
-def job_spec(lesson: Lesson, job: Job, threads: int = 1) -> dict[str, Any]:
+def job_spec(lesson: Lesson, job: Job, threads: int = 1) -> JobSpec:
     settings = lesson.config.exec
     seen: set[str] = set()
     inlines = []
     for e in job.section.inlines:
         if e.expr not in seen:
             seen.add(e.expr)
-            inlines.append({"expr": e.expr, "line": e.loc.line})
-    return {
-        "path": job.section.rel,
-        "md_file": str(job.section.path.resolve()),
-        "section": job.section.name,
-        "key": job.key,
-        "seed": settings.seed,
-        "timeout": settings.timeout,
-        "memory_mb": settings.memory_mb,
-        "output_limit": settings.output_limit,
-        "threads": threads,
-        "lesson_dir": str(lesson.path.resolve()),
-        "figure_dir": str(job.figure_dir.resolve()),
-        "cells": [
-            {
-                "code": cell.code,
-                "line": cell.loc.line,
-                "code_line": cell.code_line,
-                "label": cell.label,
-                "timeout": float(cell.options.get("timeout", settings.timeout)),
-                # Quarto's `error: true` and `fig-width` / `fig-height` (deck.worker)
-                "error": bool(cell.options.get("error", False)),
-                "fig_size": [cell.options.get("fig-width"), cell.options.get("fig-height")],
-            }
+            inlines.append(InlineJob(e.expr, e.loc.line))
+    return JobSpec(
+        path=job.section.rel,
+        md_file=str(job.section.path.resolve()),
+        section=job.section.name,
+        key=job.key,
+        seed=settings.seed,
+        timeout=settings.timeout,
+        memory_mb=settings.memory_mb,
+        output_limit=settings.output_limit,
+        threads=threads,
+        lesson_dir=str(lesson.path.resolve()),
+        figure_dir=str(job.figure_dir.resolve()),
+        cells=tuple(
+            CellJob(
+                code=cell.code,
+                line=cell.loc.line,
+                code_line=cell.code_line,
+                label=cell.label,
+                timeout=float(cell.options.get("timeout", settings.timeout)),
+                error=bool(cell.options.get("error", False)),
+                fig_size=(cell.options.get("fig-width"), cell.options.get("fig-height")),
+            )
             for cell in job.section.cells()
-        ],
-        "inlines": inlines,
-    }
+        ),
+        inlines=tuple(inlines),
+    )
 
 
 def run_section(
@@ -122,10 +122,9 @@ def run_section(
     threads: int = 1,
 ) -> SectionResult | Diagnostic:
     """Run one section in a fresh worker process; figures land in `job.figure_dir`."""
-    spec = job_spec(lesson, job, threads)
     staging = job.figure_dir.with_name(staging_name(job.key))
     shutil.rmtree(staging, ignore_errors=True)
-    spec["figure_dir"] = str(staging.resolve())
+    spec = job_spec(lesson, job, threads).with_folders(figure_dir=str(staging.resolve()))
     try:
         with tempfile.TemporaryDirectory(prefix="deck-job-") as tmp:
             outcome = _run_worker(job, spec, Path(tmp), verbose, on_progress)
@@ -140,18 +139,18 @@ def run_section(
 
 def _run_worker(
     job: Job,
-    spec: dict[str, Any],
+    spec: JobSpec,
     tmp: Path,
     verbose: bool,
     on_progress: OnProgress | None,
 ) -> dict[str, Any] | Diagnostic:
     """Run the worker; the result JSON, or the problem at the step that was running."""
-    spec["job_dir"] = str(tmp.resolve())
+    spec = spec.with_folders(job_dir=str(tmp.resolve()))
     job_file, result_file, log_file = tmp / "job.json", tmp / "result.json", tmp / "worker.log"
-    job_file.write_text(json.dumps(spec, ensure_ascii=False), "utf-8")
+    job_file.write_text(json.dumps(spec.to_json(), ensure_ascii=False), "utf-8")
     first_line = job.section.slides[0].loc.line if job.section.slides else 1
     launched = time.monotonic()
-    cells = len(spec["cells"])
+    cells = len(spec.cells)
 
     def tell(step: Step, kind: str | None = None, ok: bool = True) -> None:
         if on_progress is None:

@@ -27,12 +27,14 @@ import threading
 import time
 import traceback
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from deck.execute.capture import CappedText, truncated
 from deck.execute.deps import Recorder
 from deck.execute.figures import save_open_figures
+from deck.execute.job import CellJob, JobSpec
 from deck.model import CellResult, Figure, Output, SectionResult
 from deck.show import inline_text, to_output
 from deck.theme import ENGINE
@@ -141,9 +143,9 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {detail}"
 
 
-def _memory_hint(job: dict[str, Any]) -> str:
+def _memory_hint(job: JobSpec) -> str:
     return (
-        f"out of memory: this worker may use at most exec.memory = {job['memory_mb']:,} MB "
+        f"out of memory: this worker may use at most exec.memory = {job.memory_mb:,} MB "
         "(raise `memory:` under `exec:` in lesson.yml if the cell really needs more)"
     )
 
@@ -152,9 +154,7 @@ def _is_out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, MemoryError) or "can't allocate memory" in _describe(exc)
 
 
-def _exception_error(
-    exc: BaseException, path: str, fallback: int, job: dict[str, Any]
-) -> dict[str, Any]:
+def _exception_error(exc: BaseException, path: str, fallback: int, job: JobSpec) -> dict[str, Any]:
     """Map an exception to the deepest line of the .md file in its traceback."""
     if isinstance(exc, StepError):
         return _error(path, fallback, exc.code, str(exc))
@@ -236,25 +236,25 @@ def _limit_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _prepare(job: dict[str, Any]) -> Recorder:
-    seed = int(job["seed"])
-    Path(job["figure_dir"]).mkdir(parents=True, exist_ok=True)
-    sys.path.insert(0, job["lesson_dir"])
-    os.chdir(job["lesson_dir"])
+def _prepare(job: JobSpec) -> Recorder:
+    seed = job.seed
+    Path(job.figure_dir).mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, job.lesson_dir)
+    os.chdir(job.lesson_dir)
     random.seed(seed)
     sys.meta_path.insert(0, _SeedOnImport(seed))
     # A glyph missing from every font would show as a box on the slide: make it an error.
     warnings.filterwarnings("error", message=r"Glyph .* missing from (current )?font")
     # Not dependencies: the section's own .md (tracebacks and warnings read its lines; its
     # code is in the key), the figures it writes and the job's own files.
-    ignore = [job["md_file"], job["figure_dir"], job["job_dir"]]
-    recorder = Recorder(job["lesson_dir"], str(ENGINE), ignore)
+    ignore = [job.md_file, job.figure_dir, job.job_dir]
+    recorder = Recorder(job.lesson_dir, str(ENGINE), ignore)
     sys.addaudithook(recorder.hook)
-    _limit_memory(int(job["memory_mb"]))
+    _limit_memory(job.memory_mb)
     return recorder
 
 
-def _set_figure_size(size: list[float | None] | None) -> list[float | None] | None:
+def _set_figure_size(size: Sequence[float | None] | None) -> list[float] | None:
     """`fig-width` / `fig-height` for one cell: matplotlib's default figure size set, the
     previous one returned (to set back after the cell)."""
     if not size or not any(size):
@@ -267,34 +267,34 @@ def _set_figure_size(size: list[float | None] | None) -> list[float | None] | No
     return before
 
 
-def run_job(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
-    path: str = job["path"]
-    limit = int(job["output_limit"])
-    figures = Path(job["figure_dir"])
+def run_job(job: JobSpec, channel: Channel) -> dict[str, Any]:
+    path = job.path
+    limit = job.output_limit
+    figures = Path(job.figure_dir)
     recorder = _prepare(job)
     namespace: dict[str, Any] = {"__name__": "__main__"}
     cells_out = []
     started = time.perf_counter()
-    for number, cell in enumerate(job["cells"], start=1):
-        channel.send(step="cell", index=number, line=cell["line"], timeout=cell["timeout"])
+    for number, cell in enumerate(job.cells, start=1):
+        channel.send(step="cell", index=number, line=cell.line, timeout=cell.timeout)
         t0 = time.perf_counter()
         stdout = CappedText(limit)
-        stem = cell.get("label") or f"{job['section']}-{number}"
+        stem = cell.label or f"{job.section}-{number}"
 
-        def run(cell: dict[str, Any] = cell, stdout: CappedText = stdout, stem: str = stem) -> Any:
+        def run(cell: CellJob = cell, stdout: CappedText = stdout, stem: str = stem) -> Any:
             failure = None  # with Quarto's `error: true`, an exception is shown, cells go on
-            size = _set_figure_size(cell.get("fig_size"))
+            size = _set_figure_size(cell.fig_size)
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     try:
-                        body, last = _compile_cell(cell["code"], path, cell["code_line"])
+                        body, last = _compile_cell(cell.code, path, cell.code_line)
                         with contextlib.redirect_stdout(stdout):
                             exec(body, namespace)
                             value = eval(last, namespace) if last is not None else None
                     except Exception as exc:
-                        if not cell.get("error") or isinstance(exc, CellTimeout):
+                        if not cell.error or isinstance(exc, CellTimeout):
                             raise
-                        error = _exception_error(exc, path, cell["line"], job)
+                        error = _exception_error(exc, path, cell.line, job)
                         value = None
                         failure = f"{os.path.basename(path)}:{error['line']}: {error['message']}"
             finally:
@@ -315,23 +315,23 @@ def run_job(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
             return outputs, saved
 
         try:
-            outputs, saved = _run_with_timeout(float(cell["timeout"]), "cell", run)
+            outputs, saved = _run_with_timeout(cell.timeout, "cell", run)
         except BaseException as exc:  # noqa: BLE001 - every failure is the author's to see
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            return {"error": _exception_error(exc, path, cell["line"], job)}
+            return {"error": _exception_error(exc, path, cell.line, job)}
         cells_out.append(
             CellResult(
-                line=cell["line"],
+                line=cell.line,
                 seconds=round(time.perf_counter() - t0, 3),
                 outputs=tuple(outputs),
                 figures=tuple(Figure(f.file, f.width_in, f.height_in) for f in saved),
             )
         )
     inline: dict[str, str] = {}
-    for number, item in enumerate(job["inlines"], start=1):
-        expr = item["expr"]
-        channel.send(step="inline", index=number, line=item["line"], timeout=job["timeout"])
+    for number, item in enumerate(job.inlines, start=1):
+        expr = item.expr
+        channel.send(step="inline", index=number, line=item.line, timeout=job.timeout)
 
         def evaluate(expr: str = expr) -> str:
             code = compile(expr.strip(), path, "eval")
@@ -340,7 +340,7 @@ def run_job(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
             return truncated(text, len(text), limit)
 
         try:
-            inline[expr] = _run_with_timeout(float(job["timeout"]), "inline expression", evaluate)
+            inline[expr] = _run_with_timeout(job.timeout, "inline expression", evaluate)
         except BaseException as exc:  # noqa: BLE001
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -351,10 +351,10 @@ def run_job(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
             else:
                 detail = _describe(exc)
             code = "timeout" if isinstance(exc, CellTimeout) else "inline"
-            return {"error": _error(path, item["line"], code, f"`{expr}` failed: {detail}")}
+            return {"error": _error(path, item.line, code, f"`{expr}` failed: {detail}")}
     channel.send(step="finish")
     result = SectionResult(
-        key=job["key"],
+        key=job.key,
         cells=tuple(cells_out),
         inline=inline,
         seconds=round(time.perf_counter() - started, 3),
@@ -369,10 +369,10 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"
 
 def main() -> None:
     job_path, result_path, events_fd = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    job = json.loads(Path(job_path).read_text("utf-8"))
+    job = JobSpec.from_json(json.loads(Path(job_path).read_text("utf-8")))
     if not any(name in os.environ for name in THREAD_VARIABLES):  # else the user's choice
         for name in THREAD_VARIABLES:  # read when torch or numpy is imported, in the cells
-            os.environ[name] = str(job.get("threads", 1))
+            os.environ[name] = str(job.threads)
     channel = Channel(events_fd)
     result = run_job(job, channel)
     text = json.dumps(result, ensure_ascii=False)
