@@ -7,7 +7,7 @@ import re
 
 from deck.blocks.base import BlockKind, Opening, ParseContext, named
 from deck.errors import Diagnostic, Loc
-from deck.model import Choice, Quiz, Section
+from deck.model import Choice, Quiz, QuizRecord, Section
 from deck.render.context import RenderContext
 from deck.render.provenance import VALUE, Bindings
 
@@ -94,17 +94,17 @@ def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
     question = r.text(quiz.question, quiz.loc)
     explanation = r.text(quiz.explanation, quiz.loc) if quiz.explanation else ""
     source = str(answer_source(r.section, quiz, correct))
-    r.records["quizzes"].append(
-        {
-            "question": r.plain(question),
-            "choices": texts,
-            "answer": correct,
-            "answer_text": texts[correct],
-            "explanation": r.plain(explanation),
-            "loc": str(quiz.loc),
-            "source": source,
-            "slide": r.number,
-        }
+    r.records.quizzes.append(
+        QuizRecord(
+            question=r.plain(question),
+            choices=texts,
+            answer=correct,
+            answer_text=texts[correct],
+            explanation=r.plain(explanation),
+            loc=str(quiz.loc),
+            source=source,
+            slide=r.number,
+        )
     )
     return r.template("quiz.html.j2").render(
         question=question,

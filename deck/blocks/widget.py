@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from deck.blocks.base import BlockKind, Opening, ParseContext, named, parse_div
 from deck.errors import Diagnostic
-from deck.model import Div
+from deck.model import Div, WidgetRecord
 from deck.render.context import RenderContext
 from deck.render.widgets import (
     DataProblem,
@@ -36,9 +36,7 @@ def render(r: RenderContext, div: Div, notes: list[str]) -> str:
         message = f"widget `{kind}` (data={div.attrs['data']}): {problem}"
         r.diagnostics.append(Diagnostic(div.loc, "widget", message))
         return ""
-    r.records.setdefault("widgets", []).append(
-        {"kind": kind, "data": div.attrs["data"], "loc": str(div.loc), "slide": r.number}
-    )
+    r.records.widgets.append(WidgetRecord(kind, div.attrs["data"], str(div.loc), r.number))
     fallback = r.blocks(div.blocks, notes)
     return widget_html(kind, data, fallback, div.loc, div.classes, div.attrs.get("id"))
 

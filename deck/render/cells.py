@@ -8,7 +8,7 @@ import html
 from typing import TYPE_CHECKING
 
 from deck.errors import Diagnostic
-from deck.model import Cell, CellResult, Loc
+from deck.model import Cell, CellResult, FigureRecord, Loc, OutputRecord
 from deck.render.htmltext import highlight_code, plain
 
 if TYPE_CHECKING:
@@ -69,14 +69,9 @@ def outputs(r: RenderContext, cell: Cell, result: CellResult) -> str:
     for output in result.outputs:
         if output.kind == "warning" and not r.option(cell, "warning"):
             continue
-        r.records["outputs"].append(
-            {
-                "label": cell.label,
-                "loc": str(cell.loc),
-                "slide": r.number,
-                "kind": output.kind,
-                "text": plain(output.data) if output.kind == "html" else output.data,
-            }
+        text = plain(output.data) if output.kind == "html" else output.data
+        r.records.outputs.append(
+            OutputRecord(cell.label, str(cell.loc), r.number, output.kind, text)
         )
         if output.kind == "html":
             parts.append(f'<div class="output">{output.data}</div>')
@@ -107,15 +102,9 @@ def figure_html(r: RenderContext, cell: Cell, file: str, width: float, height: f
             Diagnostic(cell.loc, "figure", "figure has no alt text: add `#| fig-alt: …`")
         )
     r.figure_files.append(file)
-    r.records["figures"].append(
-        {
-            "label": cell.label,
-            "file": f"figures/{file}",
-            "caption": r.plain(caption_html),
-            "alt": alt,
-            "loc": str(cell.loc),
-            "slide": r.number,
-        }
+    caption = r.plain(caption_html)
+    r.records.figures.append(
+        FigureRecord(cell.label, f"figures/{file}", caption, alt, str(cell.loc), r.number)
     )
     img = (
         f'<img src="figures/{html.escape(file)}" alt="{html.escape(alt)}" '

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from deck.errors import Diagnostic, Loc
-from deck.model import Block, Cell, CellResult, Section, WidgetKind
+from deck.model import Block, Cell, CellResult, Records, Section, WidgetKind
 
 
 @dataclass
@@ -27,7 +27,7 @@ class RenderContext(Protocol):
     incremental: bool  # list items appear one by one
     slide_state: SlideState
     quarto: bool  # the section is read as Quarto reads it (its cell defaults)
-    records: dict[str, list[dict[str, Any]]]  # the values record, by kind
+    records: Records  # the values record
     diagnostics: list[Diagnostic]  # errors: the build fails
     warnings: list[Diagnostic]
     figure_files: list[str]

@@ -22,6 +22,7 @@ from deck.errors import DeckError, Diagnostic
 from deck.model import (
     Lesson,
     Loc,
+    Records,
     Section,
     SectionResult,
 )
@@ -154,12 +155,7 @@ def render_lesson(
     if store:
         store.prune(lesson)
     slides: list[RenderedSlide] = []
-    records: dict[str, list[dict[str, Any]]] = {
-        "values": [],
-        "figures": [],
-        "quizzes": [],
-        "outputs": [],
-    }
+    records = Records()
     figures: list[Path] = []
     media: dict[str, Path] = {}
     warnings: list[Diagnostic] = []
@@ -167,8 +163,7 @@ def render_lesson(
         part = parts[section.name]
         numbered, part_records = part.numbered_from(len(slides) + 1)
         slides.extend(numbered)
-        for kind, items in part_records.items():
-            records.setdefault(kind, []).extend(items)
+        records.extend(part_records)
         figures.extend(Path(results[section.name].figure_dir) / f for f in part.figures)
         media.update((m.published, lesson.path / m.source) for m in part.media)
         warnings.extend(part.warnings)
@@ -179,7 +174,6 @@ def render_lesson(
     def page_of(shown: list[RenderedSlide]) -> str:
         return template.render(
             lesson=lesson,
-            meta=lesson.meta,
             slides=shown,
             data_attr=_data_attrs,
             stylesheets=deck.stylesheets,
@@ -198,9 +192,9 @@ def render_lesson(
     }
     values = {
         "lesson": lesson.name,
-        "title": lesson.meta.get("title", lesson.name),
+        "title": lesson.title,
         "slides": len(slides),
-        **records,
+        **records.to_json(),
     }
     rendered = tuple(section.name for section, *_ in pending)
     return RenderedDeck(

@@ -21,9 +21,11 @@ from deck.model import (
     Notes,
     Pause,
     Prose,
+    Records,
     Section,
     SectionResult,
     Slide,
+    ValueRecord,
     WidgetKind,
     walk_blocks,
 )
@@ -92,9 +94,7 @@ class SectionRenderer:
     widget_kinds: dict[str, WidgetKind] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     formulas: list[Formula] = field(default_factory=list)
-    records: dict[str, list[dict[str, Any]]] = field(
-        default_factory=lambda: {"values": [], "figures": [], "quizzes": [], "outputs": []}
-    )
+    records: Records = field(default_factory=Records)
     figure_files: list[str] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
     media: list[MediaFile] = field(default_factory=list)
@@ -106,10 +106,10 @@ class SectionRenderer:
     def __post_init__(self) -> None:
         self.cells = dict(zip(map(id, self.section.cells()), self.result.cells, strict=True))
         self.bindings = Bindings(self.section)
-        self.quarto = bool(self.section.meta.get("quarto"))
+        self.quarto = self.section.settings.quarto
         defaults = QUARTO_CELL_DEFAULTS if self.quarto else CELL_DEFAULTS
-        self.cell_defaults = {**defaults, **self.section.meta.get("execute", {})}
-        self.line_numbers = self.section.meta.get("code-line-numbers", False)
+        self.cell_defaults = {**defaults, **self.section.settings.execute}
+        self.line_numbers = self.section.settings.code_line_numbers
         # Footnote definitions (`[^id]: text`) anywhere in the section, as Pandoc reads them.
         self.definitions: dict[str, tuple[str, Loc]] = {}
         for slide in self.section.slides:
@@ -202,14 +202,8 @@ class SectionRenderer:
 
     def record_value(self, index: int) -> None:
         expr = self.section.inlines[index]
-        self.records["values"].append(
-            {
-                "expr": expr.expr,
-                "text": self.value(index),
-                "loc": str(expr.loc),
-                "slide": self.number,
-                "section": self.section.name,
-            }
+        self.records.values.append(
+            ValueRecord(expr.expr, self.value(index), str(expr.loc), self.number, self.section.name)
         )
 
     # ---- blocks ---------------------------------------------------------------------
@@ -240,7 +234,7 @@ class SectionRenderer:
 
     @property
     def lang(self) -> str:
-        return language(self.section.meta.get("lang", "en"))
+        return language(self.section.settings.lang)
 
     def inline_value(self, expr: str) -> str | None:
         return self.result.inline.get(expr)
@@ -277,7 +271,7 @@ class SectionRenderer:
 
     def slide(self, slide: Slide) -> list[RenderedSlide]:
         self.slide_state = SlideState()
-        self.incremental = bool(self.section.meta.get("incremental"))
+        self.incremental = self.section.settings.incremental
         notes: list[str] = []
         self.sources = []
         title = self.text(slide.title, slide.loc, inline=True) if slide.title else None

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from deck.errors import DeckError, Diagnostic
-from deck.model import Lesson, LessonConfig, Loc
+from deck.model import Lesson, LessonConfig, Loc, SectionSettings
 from deck.source.config import parse_config
 from deck.source.scanner import Dialect, parse_section
 from deck.source.widgetkinds import load_widget_kinds
@@ -50,7 +50,7 @@ def load_lesson(folder: Path) -> Lesson:
     """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems."""
     diagnostics: list[Diagnostic] = []
     meta_path = folder / "lesson.yml"
-    config, meta = LessonConfig(), {}
+    config = LessonConfig()
     if not meta_path.is_file():
         diagnostics.append(
             Diagnostic(Loc(display_path(meta_path), 1), "lesson", "missing lesson.yml")
@@ -60,7 +60,7 @@ def load_lesson(folder: Path) -> Lesson:
         if isinstance(text, Diagnostic):
             diagnostics.append(text)
         else:
-            config, meta, found = parse_config(text, display_path(meta_path))
+            config, _, found = parse_config(text, display_path(meta_path))
             diagnostics.extend(found)
     files = sorted(p for p in folder.glob("*.md") if SECTION_FILE.match(p.name) and p.is_file())
     if not files:
@@ -78,10 +78,10 @@ def load_lesson(folder: Path) -> Lesson:
             diagnostics.append(text)
             continue
         section, problems = parse_section(path, display_path(path), text, dialect)
-        sections.append(dataclasses.replace(section, meta={"lang": config.lang}))
+        sections.append(dataclasses.replace(section, settings=SectionSettings(config.lang)))
         diagnostics.extend(problems)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise DeckError(errors)
     warnings = tuple(d for d in diagnostics if d.severity != "error")
-    return Lesson(folder.name, folder, meta, tuple(sections), config, warnings, widgets)
+    return Lesson(folder.name, folder, tuple(sections), config, warnings, widgets)

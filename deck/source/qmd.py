@@ -29,6 +29,7 @@ from deck.model import (
     Loc,
     Prose,
     Section,
+    SectionSettings,
     Slide,
     walk_blocks,
 )
@@ -69,8 +70,7 @@ def load_qmd(path: Path) -> Lesson:
     if errors:
         raise DeckError(errors)
     warnings = tuple(d for d in diagnostics if d.severity != "error")
-    meta = {**values, "lang": config.lang}  # the page's lang: Quarto's default is en
-    return Lesson(path.stem, path.parent, meta, tuple(sections), config, warnings)
+    return Lesson(path.stem, path.parent, tuple(sections), config, warnings)
 
 
 def front_matter(
@@ -109,13 +109,13 @@ def parts(
     if cuts and not any(s < cuts[0] for s in starts):
         cuts = cuts[1:]  # only hidden setup cells before the first `#`: they go with it
     bounds = [body, *(c for c in cuts if c > body), len(lines)]
-    meta = {
-        "quarto": True,
-        "lang": config.lang,
-        "execute": {k: v for k, v in config.execute.items() if k != "eval"},
-        "incremental": config.slides.incremental,
-        "code-line-numbers": config.slides.code_line_numbers,
-    }
+    settings = SectionSettings(
+        lang=config.lang,
+        quarto=True,
+        execute={k: v for k, v in config.execute.items() if k != "eval"},
+        incremental=config.slides.incremental,
+        code_line_numbers=config.slides.code_line_numbers,
+    )
     sections: list[Section] = []
     earlier: list[Cell] = []
     names: set[str] = set()
@@ -134,7 +134,7 @@ def parts(
             copies = tuple(Cell(c.code, _kept(c.options), c.loc, c.code_line, True) for c in again)
             slides[0] = dataclasses.replace(first, blocks=(*copies, *first.blocks))
         name = part_name(slides, k, names)
-        sections.append(Section(path, name, rel, meta, tuple(slides), tuple(inlines)))
+        sections.append(Section(path, name, rel, settings, tuple(slides), tuple(inlines)))
     return sections
 
 

@@ -23,6 +23,7 @@ from deck.model import (
     Pause,
     Prose,
     Section,
+    SectionSettings,
     Slide,
     placeholder,
 )
@@ -392,7 +393,7 @@ def parse_section(
         path=path,
         name=path.stem,
         rel=rel,
-        meta={},
+        settings=SectionSettings(),
         slides=tuple(slides),
         inlines=tuple(scanner.inlines),
     )

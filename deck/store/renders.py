@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from deck.errors import Diagnostic
-from deck.model import Lesson, Loc, Section, SectionResult
+from deck.model import Lesson, Loc, Records, Section, SectionResult
 from deck.render.mathtex import katex_fingerprint
 from deck.store.sections import write_atomic
 from deck.theme import ENGINE, TEMPLATES
 
 # What a section's rendered HTML depends on besides its text and results (the render key): the
 # render stage and what it reads. Whole packages, so a new module needs no list kept by hand.
-RENDER_CODE = ("render", "source", "store", "model.py", "errors.py", "theme.py")
+RENDER_CODE = ("render", "blocks", "source", "store", "model", "errors.py", "theme.py")
 
 
 def render_code() -> list[Path]:
@@ -117,7 +117,7 @@ class SectionRender:
     section. This is what the render cache keeps."""
 
     slides: tuple[RenderedSlide, ...]
-    records: dict[str, list[dict[str, Any]]]
+    records: Records
     figures: tuple[str, ...]  # file names in the section result's figure folder
     media: tuple[MediaFile, ...] = ()
     warnings: tuple[Diagnostic, ...] = ()  # repeated when the render is taken from the cache
@@ -125,7 +125,7 @@ class SectionRender:
     def to_json(self) -> dict[str, Any]:
         return {
             "slides": [s.to_json() for s in self.slides],
-            "records": self.records,
+            "records": self.records.to_json(),
             "figures": list(self.figures),
             "media": [[m.published, m.source, m.loc.path, m.loc.line] for m in self.media],
             "warnings": [[w.loc.path, w.loc.line, w.code, w.message] for w in self.warnings],
@@ -133,10 +133,7 @@ class SectionRender:
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> SectionRender:
-        records = {str(k): [dict(r) for r in v] for k, v in data["records"].items()}
-        for items in records.values():
-            for record in items:
-                int(record["slide"])
+        records = Records.from_json(data["records"])
         return SectionRender(
             slides=tuple(RenderedSlide.from_json(s) for s in data["slides"]),
             records=records,
@@ -150,15 +147,11 @@ class SectionRender:
             ),
         )
 
-    def numbered_from(self, first: int) -> tuple[list[RenderedSlide], dict[str, list[dict]]]:
+    def numbered_from(self, first: int) -> tuple[list[RenderedSlide], Records]:
         """The slides and records with deck-wide slide numbers, the first slide being `first`."""
         shift = first - 1
         slides = [replace(s, number=s.number + shift) for s in self.slides]
-        records = {
-            kind: [{**r, "slide": r["slide"] + shift} for r in items]
-            for kind, items in self.records.items()
-        }
-        return slides, records
+        return slides, self.records.shifted(shift)
 
 
 def render_engine_key() -> str:

@@ -1,0 +1,100 @@
+"""A lesson's settings as typed, frozen values: `LessonConfig` (from lesson.yml or a .qmd's
+front matter), its execution and presentation parts, and the widget kinds it defines."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deck.errors import Loc
+
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_OUTPUT_LIMIT = 1_000_000  # characters of printed output kept per cell
+
+
+def _half_the_memory_mb() -> int:
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 4096
+    return max(512, total // 2 // 2**20)
+
+
+@dataclass(frozen=True)
+class ExecConfig:
+    seed: int = 0
+    timeout: float = DEFAULT_TIMEOUT  # seconds per cell (a cell's `#| timeout:` overrides)
+    memory_mb: int = field(default_factory=_half_the_memory_mb)  # address space per worker
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What of these settings can change results (the cache key's part)."""
+        return {"seed": self.seed}
+
+
+@dataclass(frozen=True)
+class SlideConfig:
+    """How the deck is presented: a `.qmd`'s `format: revealjs:` options."""
+
+    slide_number: bool | str = True  # true: the deck's own "c/t"
+    controls: bool | None = None  # None: reveal.js's default
+    progress: bool | None = None
+    incremental: bool = False
+    smaller: bool = False
+    scrollable: bool = False
+    footer: str | None = None
+    logo: str | None = None
+    code_line_numbers: bool | str = False
+    css: tuple[str, ...] = ()
+    theme: str = "default"  # or "dark"
+
+    def reveal_options(self) -> dict[str, Any]:
+        """What reveal.js is told besides the deck's own settings (`window.deckOptions`)."""
+        options: dict[str, Any] = {}
+        if self.slide_number is not True:
+            options["slideNumber"] = self.slide_number
+        if self.controls is not None:
+            options["controls"] = self.controls
+        if self.progress is not None:
+            options["progress"] = self.progress
+        return options
+
+
+@dataclass(frozen=True)
+class LessonConfig:
+    title: str | None = None
+    subtitle: str | None = None
+    course: str | None = None
+    author: str | None = None
+    date: str | None = None
+    lang: str = "zh-CN"
+    exec: ExecConfig = field(default_factory=ExecConfig)
+    slides: SlideConfig = field(default_factory=SlideConfig)
+    execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
+    widgets: tuple[WidgetSource, ...] = ()  # the widget kinds the lesson defines
+
+
+@dataclass(frozen=True)
+class WidgetSource:
+    """A widget kind named in `lesson.yml`: `<path>.py` checks its data, `<path>.js` draws it."""
+
+    path: str  # as written, from the lesson's folder, without a suffix
+    loc: Loc
+
+    @property
+    def name(self) -> str:
+        return self.path.rstrip("/").rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class WidgetKind:
+    """A widget kind a lesson defines, loaded: its data check and its script."""
+
+    name: str
+    check: Callable[[Any], Any]  # the data as JSON → what to embed; raises DataProblem
+    summary: str  # the data format in one line, quoted in errors
+    script: Path  # the JS that draws it (registers itself with `deckWidgets.register`)
+    source: Path  # the Python module holding `check`
