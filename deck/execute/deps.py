@@ -17,40 +17,20 @@ example); the distribution behind such a reader is still recorded.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import sysconfig
-import time
 from pathlib import Path
 from typing import Any
 
 from deck.model import Dependency
+from deck.store.files import digest
 
-RACY_SECONDS = 2.0  # a file changed this recently when hashed may change again unseen
 SKIPPED_ROOTS = ("/dev/", "/proc/", "/sys/")
 SITE_DIR_NAMES = ("site-packages", "dist-packages")
 # Installed metadata that libraries scan for plugins (entry_points.txt of every distribution):
 # not a dependency by itself; a plugin that is loaded is imported, and its distribution counted.
 METADATA_FOLDERS = (".dist-info", ".egg-info")
-
-
-def digest(path: Path) -> tuple[str, int, int]:
-    """(sha256, size, mtime_ns) of a file; ("", 0, 0) when it does not exist.
-
-    `mtime_ns` is -1 when the file was modified too recently for its stat to be trusted later
-    (it might change again within the clock's granularity), so the next check hashes it.
-    """
-    try:
-        before = os.stat(path)
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return "", 0, 0
-    recent = time.time_ns() - before.st_mtime_ns < RACY_SECONDS * 1e9
-    return h.hexdigest(), before.st_size, -1 if recent else before.st_mtime_ns
 
 
 def _real(path: str) -> str:

@@ -4,7 +4,6 @@ and how it writes them into staging."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 from deck.model import Lesson
 from deck.options import Options
 from deck.progress import Progress
+from deck.store.files import content_hash
 
 if TYPE_CHECKING:
     from deck.render.deck import RenderedDeck
@@ -67,4 +67,4 @@ class Exporter(Protocol):
 
 
 def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return content_hash(path)

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from deck.store.sections import write_atomic
+from deck.store.files import write_atomic
 from deck.theme import KATEX, STATIC
 
 SCRIPT = STATIC / "katex_render.cjs"

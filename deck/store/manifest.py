@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from deck.source.registry import SKIP_PARTS, Source
+from deck.store.files import content_hash, write_atomic
 from deck.theme import ENGINE, ROOT
 
 SCHEMA = 1
@@ -39,7 +40,7 @@ class Hasher:
         if old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
             digest = old[2]
         else:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            digest = content_hash(path)
         self.seen[key] = [st.st_size, st.st_mtime_ns, digest]
         return digest
 
@@ -117,8 +118,6 @@ class Manifest:
         return Hasher(known=files if isinstance(files, dict) else {})
 
     def save(self, inputs: list[str], outputs: str, hasher: Hasher, report: dict[str, Any]) -> None:
-        from deck.store.sections import write_atomic
-
         data = {
             "schema": SCHEMA,
             "inputs": inputs,

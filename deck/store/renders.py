@@ -17,7 +17,7 @@ from typing import Any
 from deck.errors import Diagnostic
 from deck.model import Lesson, Loc, Records, Section, SectionResult
 from deck.render.mathtex import katex_fingerprint
-from deck.store.sections import write_atomic
+from deck.store.files import write_atomic
 from deck.theme import ENGINE, TEMPLATES
 
 # What a section's rendered HTML depends on besides its text and results (the render key): the

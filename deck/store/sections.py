@@ -20,12 +20,11 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from deck.execute.deps import digest
 from deck.model import Dependency, Lesson, Section, SectionResult
+from deck.store.files import digest, write_atomic
 
 SCHEMA = 2
 # options that change what running a cell produces
@@ -61,18 +60,6 @@ def cache_key(section: Section, fingerprint: str) -> str:
     for expr in sorted({e.expr for e in section.inlines}):
         h.update(b"\0inline\0" + expr.encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:32]
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _checksum(entry: Any) -> str:
