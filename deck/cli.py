@@ -13,7 +13,7 @@ from deck.options import Options, UsageError
 from deck.pipeline import build
 from deck.progress import LogOnly, ProgressDisplay
 from deck.publish.journal import LockTimeout
-from deck.source.registry import QmdFile, sources_for
+from deck.source.registry import sources_for
 
 # True whenever a build stops early: publishing is all-or-nothing (see deck.publish).
 KEPT = "dist/ and figures/ left as they were"
@@ -69,29 +69,25 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
-    qmds = [n for n in args.lessons if QmdFile.claims(n)]
-    for qmd in qmds:
-        if not Path(qmd).is_file():
-            p.error(f"no file {qmd}")
-    if qmds and len(qmds) == len(args.lessons):
-        names = qmds  # Quarto files only: no content folder needed
-    elif not args.content.is_dir():
-        p.error(f"content folder {args.content} does not exist")
-    else:
-        names = args.lessons or sorted(
-            d.name
-            for d in args.content.iterdir()
-            if d.is_dir() and not d.name.startswith((".", "_"))
-        )
     try:
-        sources = sources_for(names, args.content)
+        sources = sources_for(args.lessons, args.content)  # [] when none are named
     except UsageError as exc:
         p.error(str(exc))
-    missing = [s.path for s in sources if not s.path.exists()]
+    for source in sources:
+        if not source.in_content and not source.path.is_file():
+            p.error(f"no file {source.path}")
+    if not sources or any(s.in_content for s in sources):
+        if not args.content.is_dir():
+            p.error(f"content folder {args.content} does not exist")
+    if not sources:  # every lesson folder of the content folder
+        found = sorted(d.name for d in args.content.iterdir() if d.is_dir())
+        sources = sources_for([n for n in found if not n.startswith((".", "_"))], args.content)
+    missing = [s.path for s in sources if s.in_content and not s.path.exists()]
     if missing:
         p.error(f"no lesson folder {', '.join(str(path) for path in missing)}")
-    if not names:
+    if not sources:
         p.error(f"no lessons in {args.content}")
+    names = [str(s.path) if not s.in_content else s.name for s in sources]
 
     display = ProgressDisplay(sys.stderr, quiet=args.quiet)
     log = display.log

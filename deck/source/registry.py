@@ -37,6 +37,7 @@ class Source(Protocol):
     name: str  # what it is built as: dist/<name>/
     path: Path  # the lesson folder, or the file
     owns_folder: bool  # all of `folder` is its source (else output folders may lie inside it)
+    in_content: bool  # named by its folder in the content folder (else by its own path)
 
     def load(self) -> Lesson:
         """The lesson, parsed; raises DeckError with every problem found."""
@@ -67,6 +68,7 @@ class LessonFolder:
     name: str
     path: Path
     owns_folder: bool = True
+    in_content: bool = True
 
     @staticmethod
     def claims(name: str) -> bool:
@@ -108,6 +110,7 @@ class QmdFile:
     name: str
     path: Path
     owns_folder: bool = False  # (as Quarto's _site/, a dist/ may lie beside the .qmd)
+    in_content: bool = False
 
     @staticmethod
     def claims(name: str) -> bool:
