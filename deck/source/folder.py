@@ -70,7 +70,9 @@ def load_lesson(folder: Path) -> Lesson:
     diagnostics.extend(ignored_files(folder))
     widgets, problems = load_widget_kinds(folder, config.widgets)
     diagnostics.extend(problems)
-    dialect = Dialect(widgets={kind.name: kind.summary for kind in widgets})
+    summaries = {kind.name: kind.summary for kind in widgets}
+    # a kind that failed to load is still known by name: its directives add no second error
+    dialect = Dialect(widgets={w.name: summaries.get(w.name, "") for w in config.widgets})
     sections = []
     for path in files:
         text = read_text(path)
