@@ -276,7 +276,7 @@ def test_render_reports_formulas_at_their_own_lines(text: str):
     section, problems = parse_section(Path("01-a.md"), "01-a.md", text)
     if any(p.severity == "error" for p in problems):
         return
-    lesson = Lesson("fuzz", Path("."), {}, (section,))
+    lesson = Lesson("fuzz", Path("."), (section,))
     lines = text.replace("\r\n", "\n").split("\n")
     with mock.patch("deck.render.deck.KaTeX", FakeKaTeX):
         try:

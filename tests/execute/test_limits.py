@@ -8,13 +8,13 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
-
 from catalogue import assert_failed_cleanly, processes_with, write_lesson
-from fixture_build import ROOT, run_build
+from fixture_build import ROOT, run_build, run_cli
 
 YML = "title: 限制\nlang: zh-CN\nexec:\n  seed: 0\n  timeout: 20\n"
 
@@ -26,6 +26,7 @@ def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "tmp"
     folder.mkdir()
     monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))  # the build in this process too
     return folder
 
 
@@ -141,7 +142,7 @@ def test_child_process_does_not_outlive_a_successful_build(tmp_path: Path):
     marker = f"399.{os.getpid()}4343"
     code = f'import subprocess\nsubprocess.Popen(["sleep", "{marker}"])\nx = 2'
     write_lesson(tmp_path, {"01-a.md": two_cells(code)})
-    proc = run_build(tmp_path, "cat", "--no-pdf")
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     assert processes_with(marker) == []
     assert processes_with(os.environ["TMPDIR"]) == []
@@ -158,7 +159,7 @@ def test_memory_cap_is_reported_at_the_line_with_the_setting(tmp_path: Path):
 def test_printed_output_beyond_the_limit_is_truncated_with_a_note(tmp_path: Path):
     yml = YML + "  output: 1000\n"
     write_lesson(tmp_path, {"lesson.yml": yml, "01-a.md": two_cells('print("x" * 50_000)')})
-    proc = run_build(tmp_path, "cat", "--no-pdf")
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     values = json.loads((tmp_path / "dist/cat/values.json").read_text("utf-8"))
     (printed,) = [o["text"] for o in values["outputs"] if o["kind"] == "stdout"]
@@ -187,7 +188,7 @@ def test_cells_read_stdin_from_dev_null(tmp_path: Path):
     (folder / "01-a.md").write_text(
         (folder / "01-a.md").read_text("utf-8").replace("input()", "'-'"), "utf-8"
     )
-    proc = run_build(tmp_path, "cat", "--no-pdf")
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     values = json.loads((tmp_path / "dist/cat/values.json").read_text("utf-8"))
     assert values["values"][0]["text"] == "/dev/null"
@@ -212,7 +213,7 @@ def test_set_order_and_figures_are_identical_across_clean_builds(tmp_path: Path)
     for _ in range(2):
         for folder in ("dist", "figures", ".cache"):
             subprocess.run(["rm", "-rf", str(tmp_path / folder)], check=True)
-        proc = run_build(tmp_path, "cat", "--no-pdf")
+        proc = run_build(tmp_path, "cat", "--no-pdf")  # a process each: no hash seed shared
         assert proc.returncode == 0, proc.stderr
         out = tmp_path / "dist/cat"
         builds.append(
@@ -290,7 +291,7 @@ def test_crash_in_an_inline_expression_is_reported_at_its_line(tmp_path: Path):
 def test_garbage_on_the_progress_socket_is_ignored(tmp_path: Path):
     code = 'import os, sys\nos.write(int(sys.argv[3]), b"not an event\\n{}\\n")\nx = 3'
     write_lesson(tmp_path, {"01-a.md": two_cells(code)})
-    proc = run_build(tmp_path, "cat", "--no-pdf")
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
 
 

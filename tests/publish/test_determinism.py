@@ -7,9 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from catalogue import tree, write_lesson
-from fixture_build import copy_fixture, run_build
+from fixture_build import copy_fixture, run_build, run_cli
 
 DATES = re.compile(rb"/(CreationDate|ModDate) \(D:[0-9+'Z-]+\)")
 
@@ -61,7 +60,7 @@ def test_a_cell_ending_in_a_plot_call_shows_the_figure_not_an_artist_repr(tmp_pa
     write_lesson(tmp_path, UNORDERED, name="order")
     # the cell's last line, `plt.plot([1, 2, 3])`, is an expression whose value is a list of
     # Line2D artists
-    proc = run_build(tmp_path, "order", "--no-pdf")
+    proc = run_cli(tmp_path, "order", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     html = (tmp_path / "dist/order/index.html").read_text()
     assert "Line2D" not in html and "figures/line.svg" in html

@@ -4,13 +4,11 @@ non-zero, and leave the previous output byte-identical with nothing stray beside
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import textwrap
 from pathlib import Path
 
 import psutil
-
-from fixture_build import run_build
+from fixture_build import Ran, run_cli
 
 LESSON_YML = "title: 目录测试\nlang: zh-CN\nexec:\n  seed: 0\n  timeout: 20\n"
 
@@ -93,12 +91,13 @@ def assert_failed_cleanly(
     code: int = 1,
     says: str = "",
     marker: str | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """Run `build.py ARGS` in `root`, expecting it to fail with exit `code`, the message naming
-    `where` (`path:line`, checked as the start of an `error` line) and `says`, the previous
-    dist/ and figures/ byte-identical, no stray files, no process with `marker` left running."""
+) -> Ran:
+    """Run `build.py ARGS` in `root` (`deck.cli.main` in this process), expecting it to fail
+    with exit `code`, the message naming `where` (`path:line`, checked as the start of an
+    `error` line) and `says`, the previous dist/ and figures/ byte-identical, no stray files,
+    no process with `marker` left running."""
     before = outputs(root)
-    proc = run_build(root, *args)
+    proc = run_cli(root, *args)
     assert proc.returncode == code, proc.stderr
     if where is not None:
         lines = [line for line in proc.stderr.splitlines() if line.startswith(f"{where}: error")]

@@ -1,414 +1,38 @@
-"""Widgets fed by build-time data and the provenance popover of computed values: the directive
-and its errors (through the real CLI), each kind's data checks, and in real Chromium every
-widget redrawing when its control changes (by keyboard too), the 2×2 exercise's numbers
-against NumPy's, the static figures of `?print-pdf`, state kept in sync with the speaker
-view, the popover, and an axe audit."""
+"""Widgets in real Chromium: every widget redrawing when its control changes (by keyboard
+too), the 2×2 exercise's numbers against NumPy's, the static figures of `?print-pdf`, state
+kept in sync with the speaker view, the provenance popover, and an axe audit. The directive,
+its errors and each kind's data checks are tests/render/test_widget_data.py."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import re
 import subprocess
-import textwrap
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
-from playwright.sync_api import BrowserContext, Locator, Page
-
-from catalogue import write_lesson
-from deck.model import Loc, WidgetSource
-from deck.render.provenance import Bindings, shown_producers, used_names
-from deck.render.widgets import DataProblem, checked_data, data_expression, directive_problem
-from deck.source.widgetkinds import load_widget_kinds
-from fixture_build import Built, run_build
+from fixture_build import Built, run_cli
 from test_present import go, offline_deck, open_deck, open_speaker_view
-
-DATA_PY = '''
-    """Small stand-ins for a lesson's measurements (NumPy only, seeded)."""
-
-    import numpy as np
-
-
-    def softmax(x):
-        e = np.exp(x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
-
-
-    def scaling(d_ks=(4, 16, 64, 256, 1024), n_keys=8, seed=0):
-        rng = np.random.default_rng(seed)
-        raw, scaled = [], []
-        for d_k in d_ks:
-            s = rng.standard_normal((n_keys, d_k)) @ rng.standard_normal(d_k)
-            raw.append(softmax(s))
-            scaled.append(softmax(s / np.sqrt(d_k)))
-        return {
-            "d_k": list(d_ks),
-            "unscaled": np.array(raw),
-            "scaled": np.array(scaled),
-            "stats": [
-                {
-                    "label": "最大权重",
-                    "unscaled": [float(r.max()) for r in raw],
-                    "scaled": [float(r.max()) for r in scaled],
-                }
-            ],
-        }
-
-
-    def explorer(seed=0):
-        rng = np.random.default_rng(seed)
-        sentences = []
-        for name, text in (
-            ("猫", "[CLS] the cat sat on the mat [SEP]"),
-            ("对照", "[CLS] it was tired [SEP]"),
-        ):
-            tokens = text.split()
-            n = len(tokens)
-            attention = softmax(3 * rng.standard_normal((2, 3, n, n)))  # 2 layers, 3 heads
-            sentences.append({"name": name, "tokens": tokens, "attention": attention})
-        return {"sentences": sentences, "layer": 1, "head": 2}
-
-
-    def ablation():
-        """The shape of experiments_training.head_ablation()'s result."""
-        return {
-            "relations": ["previous", "next", "first"],
-            "num_heads": 4,
-            "losses": [2.0, 1.0, 0.5],
-            "full_accuracy": [0.99, 0.98, 1.0],
-            "ablated_accuracy": [
-                [0.40, 0.97, 1.0],
-                [0.98, 0.35, 0.99],
-                [0.98, 0.97, 0.30],
-                [0.90, 0.98, 1.0],
-            ],
-            "drop": [[0.59, 0.01, 0.0], [0.01, 0.63, 0.01], [0.01, 0.01, 0.7], [0.09, 0.0, 0.0]],
-            "head_focus": [
-                {"previous": 0.9, "next": 0.02, "first": 0.03},
-                {"previous": 0.01, "next": 0.88, "first": 0.05},
-                {"previous": 0.02, "next": 0.03, "first": 0.91},
-                {"previous": 0.4, "next": 0.3, "first": 0.1},
-            ],
-            "specialist": {"previous": 0, "next": 1, "first": 2},
-        }
-'''
-
-SECTION = r"""
-    ## 数值从哪里来
-
-    ```{python}
-    import numpy as np
-    from data import ablation, explorer, scaling, softmax
-
-    answer = 3 ** 2
-    scores = np.array([1.0, 2.0, 3.0])
-    weights = softmax(scores)
-    ```
-
-    最大权重 `{python} f"{weights.max():.3f}"`，平方 `{python} answer`，公式 $w=`{python} answer`$。
-
-    ::: quiz
-    $3^2$ 等于 `{python} answer` 吗？选出它：
-
-    - [ ] `{python} 3 * 2`
-    - [x] `{python} answer`
-    - [ ] `{python} 3 + 2`
-    :::
-
-    ::: notes
-    1 分钟。答案是 `{python} answer`。
-    :::
-
-    ## 缩放
-
-    ```{python}
-    scaling_data = scaling()
-    ```
-
-    ::: {.widget kind="softmax-scaling" data="scaling_data"}
-    后备：d_k 越大，不缩放的 softmax 越尖。
-    :::
-
-    ## 注意力浏览器
-
-    ```{python}
-    explorer_data = explorer()
-    ```
-
-    ::: {.widget kind="attention-explorer" data="explorer_data"}
-    :::
-
-    ## 2×2 练习
-
-    ::: {.widget kind="attention-2x2" data='{"Q": [[1, 0], [0, 1]], "K": [[1, 2], [3, 4]]}'}
-    :::
-
-    ## 关掉头
-
-    ```{python}
-    names = {"previous": "前一个词", "next": "后一个词", "first": "第一个词"}
-    ablation_data = dict(ablation(), relation_names=names)
-    ```
-
-    ::: {.widget kind="head-ablation" data="ablation_data"}
-    :::
-
-    ## 一张图
-
-    ```{python}
-    #| label: line
-    #| fig-alt: 一条直线，斜率 `{python} answer`
-    #| fig-cap: 斜率 `{python} answer`
-    import matplotlib.pyplot as plt
-
-    plt.figure(figsize=(4, 2))
-    _ = plt.plot([0, 1], [0, answer])
-    ```
-"""
-VALUES, SCALING, EXPLORER, EXERCISE, ABLATION, FIGURE = range(6)  # slide indices
-# The Transformer lesson's widget kinds, which these tests check (the engine defines none).
-LESSON_DIR = Path(__file__).resolve().parent.parent / "content" / "transformer"
-KIND_NAMES = ("softmax-scaling", "attention-explorer", "attention-2x2", "head-ablation")
-LESSON_YML = "title: 组件\nlang: zh-CN\nwidgets:\n" + "".join(
-    f"  - widgets/{k}\n" for k in KIND_NAMES
+from widget_lesson import (  # data_module: the `data` fixture
+    ABLATION,
+    DATA_PY,
+    EXERCISE,
+    EXPLORER,
+    FIGURE,
+    SCALING,
+    SECTION,
+    VALUES,
+    data_module,  # noqa: F401
+    line_of,
+    source,
+    write_widget_lesson,
 )
-WIDGET_FILES = {  # bytes: written as they are
-    f"widgets/{k}{suffix}": (LESSON_DIR / "widgets" / f"{k}{suffix}").read_bytes()
-    for k in KIND_NAMES
-    for suffix in (".py", ".js")
-}
-KINDS = {
-    kind.name: kind
-    for kind in load_widget_kinds(
-        LESSON_DIR, tuple(WidgetSource(f"widgets/{k}", Loc("lesson.yml", 1)) for k in KIND_NAMES)
-    )[0]
-}
-SUMMARIES = {name: kind.summary for name, kind in KINDS.items()}
 
-
-def write_widget_lesson(root: Path, files: dict[str, str], name: str) -> Path:
-    """A lesson that defines the Transformer lesson's widget kinds, holding `files`."""
-    return write_lesson(root, {"lesson.yml": LESSON_YML, **WIDGET_FILES, **files}, name=name)
-
-
-def source(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
-
-
-def line_of(text: str, needle: str) -> int:
-    """The 1-based line of the first line of `text` containing `needle`."""
-    return next(k for k, line in enumerate(text.splitlines(), 1) if needle in line)
-
-
-# ---- the directive and its errors, through the real CLI ---------------------------------------
-
-
-def test_unknown_kind_missing_data_and_stray_attributes_are_errors_at_their_lines(tmp_path):
-    md = """
-        ## A
-
-        ::: {.widget kind="sofmax" data="x"}
-        :::
-
-        ::: {.widget kind="attention-2x2"}
-        :::
-
-        ::: {.widget kind="head-ablation" data="x" height="3"}
-        :::
-        """
-    write_widget_lesson(tmp_path, {"01-a.md": md}, name="bad")
-    proc = run_build(tmp_path, "bad", "--no-pdf")
-    assert proc.returncode == 1
-    known = "attention-2x2, attention-explorer, head-ablation, softmax-scaling"
-    assert (
-        f"content/bad/01-a.md:3: error [widget] unknown widget kind `sofmax` (known kinds: {known})"
-        in proc.stderr
-    )
-    assert (
-        'content/bad/01-a.md:6: error [widget] widget `attention-2x2` needs data="' in proc.stderr
-    )
-    assert "content/bad/01-a.md:9: error [widget] unknown widget attribute `height`" in proc.stderr
-
-
-def test_data_of_the_wrong_shape_is_an_error_at_the_directive(tmp_path):
-    md = """
-        ## A
-
-        ```{python}
-        w = [[0.5, 0.5], [0.2, 0.8]]
-        ```
-
-        ::: {.widget kind="softmax-scaling" data='{"d_k": [4, 16, 64], "unscaled": w, "scaled": w}'}
-        :::
-
-        ::: {.widget kind="attention-2x2" data='{"Q": [[1, 2]], "K": [[1, 0], [0, 1]]}'}
-        :::
-
-        ::: {.widget kind="head-ablation" data='{"relations": ["a"], "num_heads": 1}'}
-        :::
-        """
-    write_widget_lesson(tmp_path, {"01-a.md": md}, name="bad")
-    proc = run_build(tmp_path, "bad", "--no-pdf")
-    assert proc.returncode == 1
-    errors = [line for line in proc.stderr.splitlines() if ": error [widget]" in line]
-    assert errors == [
-        'content/bad/01-a.md:7: error [widget] widget `softmax-scaling` (data={"d_k": [4, 16, '
-        '64], "unscaled": w, "scaled": w}): `unscaled` has 2 rows (one per d_k), expected 3',
-        'content/bad/01-a.md:10: error [widget] widget `attention-2x2` (data={"Q": [[1, 2]], '
-        '"K": [[1, 0], [0, 1]]}): `Q` has 1 rows, expected 2',
-        'content/bad/01-a.md:13: error [widget] widget `head-ablation` (data={"relations": '
-        '["a"], "num_heads": 1}): the data has no key `full_accuracy`',
-    ]
-
-
-def test_data_that_is_not_json_is_an_error_at_the_directive(tmp_path):
-    md = """
-        ## A
-
-        ```{python}
-        import math
-        I = [[1, 0], [0, 1]]
-        ```
-
-        ::: {.widget kind="attention-2x2" data='{"Q": [[math.nan, 0], [0, 1]], "K": I}'}
-        :::
-        """
-    write_widget_lesson(tmp_path, {"01-a.md": md}, name="bad")
-    proc = run_build(tmp_path, "bad", "--no-pdf")
-    assert proc.returncode == 1
-    assert "content/bad/01-a.md:8: error [inline]" in proc.stderr
-    assert "Out of range float values are not JSON compliant" in proc.stderr
-
-
-def test_directive_checks():
-    assert directive_problem({"kind": "attention-2x2", "data": "d"}, SUMMARIES) is None
-    assert "known kinds: attention-2x2," in (directive_problem({"data": "d"}, SUMMARIES) or "")
-    bare = directive_problem({"kind": "attention-2x2", "data": " "}, SUMMARIES) or ""
-    assert "needs data=" in bare
-    assert "known kinds: none" in (directive_problem({"kind": "x", "data": "d"}, {}) or "")
-
-
-def test_data_expression_turns_arrays_into_json():
-    value = eval(data_expression("{'a': np.arange(3), 'b': np.float32(0.5), 'c': (1, 2)}"))
-    assert json.loads(value) == {"a": [0, 1, 2], "b": 0.5, "c": [1, 2]}
-    with pytest.raises(ValueError):
-        eval(data_expression("[float('inf')]"))
-
-
-# ---- each kind's data ---------------------------------------------------------------------------
-
-
-def as_json(value: object) -> object:
-    """`value` as the worker hands a widget's data over."""
-    return json.loads(eval(data_expression("value")))
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    """The fixture lesson's data module, imported here: the numbers widgets must show."""
-    path = tmp_path_factory.mktemp("data") / "widget_data.py"
-    path.write_text(source(DATA_PY), "utf-8")
-    spec = importlib.util.spec_from_file_location("widget_data", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_every_kind_accepts_its_documented_data(data):
-    scaling = checked_data(KINDS["softmax-scaling"], json.dumps(as_json(data.scaling())))
-    assert scaling["d_k"] == [4, 16, 64, 256, 1024]
-    explorer = checked_data(KINDS["attention-explorer"], json.dumps(as_json(data.explorer())))
-    first = explorer["sentences"][0]["attention"][0][0][0]
-    assert first == [round(w, 4) for w in data.explorer()["sentences"][0]["attention"][0, 0, 0]]
-    exercise = {"Q": [[1, 0], [0, 1]], "K": [[1, 2], [3, 4]], "d_k": 4}
-    assert checked_data(KINDS["attention-2x2"], json.dumps(exercise)) == exercise
-    ablation = checked_data(KINDS["head-ablation"], json.dumps(data.ablation()))
-    assert "losses" not in ablation and ablation["num_heads"] == 4
-    assert set(KINDS) == {"softmax-scaling", "attention-explorer", "attention-2x2", "head-ablation"}
-
-
-@pytest.mark.parametrize(
-    ("kind", "change", "says"),
-    [
-        ("softmax-scaling", {"scaled": [[0.5, 0.6]] * 5}, "`scaled[0]` has 2 weights, expected 8"),
-        ("softmax-scaling", {"initial": 5}, "`initial` is 5, not one of `d_k`"),
-        ("softmax-scaling", {"extra": 1}, "unknown key `extra`"),
-        ("attention-explorer", {"layer": 2}, "`layer` must be an index from 0 to 1"),
-        ("attention-explorer", {"sentences": []}, "`sentences` is empty"),
-        ("attention-2x2", {"d_k": 0}, "`d_k` is 0, outside"),
-        ("attention-2x2", {"K": [[1, "2"], [3, 4]]}, '`K[0][1]` must be a number, not "2"'),
-        ("head-ablation", {"num_heads": 3}, "`ablated_accuracy` has 4 rows (one per head)"),
-        ("head-ablation", {"full_accuracy": [1.2, 1, 1]}, "`full_accuracy[0]` is 1.2, outside"),
-        ("head-ablation", {"relation_names": {"previous": "前"}}, "has no key `next`"),
-    ],
-)
-def test_bad_data_is_named_by_its_json_path(data, kind, change, says):
-    good = {
-        "softmax-scaling": data.scaling(),
-        "attention-explorer": data.explorer(),
-        "attention-2x2": {"Q": [[1, 0], [0, 1]], "K": [[1, 2], [3, 4]]},
-        "head-ablation": data.ablation(),
-    }[kind]
-    with pytest.raises(DataProblem, match=re.escape(says)):
-        checked_data(KINDS[kind], json.dumps(as_json({**good, **change})))
-
-
-def test_attention_rows_must_be_softmax_weights(data):
-    bad = as_json(data.explorer())
-    bad["sentences"][1]["attention"][0][1][2][0] += 0.1
-    with pytest.raises(DataProblem, match=re.escape("`sentences[1].attention[0][1][2]` adds up")):
-        checked_data(KINDS["attention-explorer"], json.dumps(bad))
-
-
-def test_sentences_must_share_layers_and_heads(data):
-    bad = as_json(data.explorer())
-    bad["sentences"][1]["attention"] = bad["sentences"][1]["attention"][:1]
-    with pytest.raises(DataProblem, match="has 1 layers × 3 heads, but `sentences\\[0\\]` has 2"):
-        checked_data(KINDS["attention-explorer"], json.dumps(bad))
-
-
-# ---- provenance -------------------------------------------------------------------------------
-
-
-def test_producers_are_the_last_cells_binding_the_names_an_expression_reads(tmp_path):
-    from deck.source.folder import load_lesson
-
-    md = """
-        ## A
-
-        ```{python}
-        import numpy as np
-        x = np.ones(3)
-        a = 5
-        ```
-
-        `{python} f"{x.sum():.1f}"` `{python} [a * 2 for a in range(2)]` `{python} np.pi`
-
-        ```{python}
-        x = x * 2
-        ```
-        """
-    lesson = load_lesson(write_lesson(tmp_path, {"01-a.md": md}))
-    section = lesson.sections[0]
-    bindings = Bindings(section)
-    # values are computed after every cell ran: the later `x = x * 2` is what the slide shows
-    (later,) = shown_producers(bindings.producers(['f"{x.sum():.1f}"']))
-    assert (later.cell.loc.line, [b.first for b in later.bindings]) == (11, [12])
-    # a comprehension's own variable is not looked up in the cells
-    assert used_names(["[a * 2 for a in range(2)]"]) == {"range"}
-    assert bindings.producers(["[a * 2 for a in range(2)]"]) == []
-    # a name only imported: the import is all there is to show
-    (imported,) = shown_producers(bindings.producers(["np.pi"]))
-    assert imported.imports_only and imported.line == 4
-    # a quiz's answer source still stops at the quiz
-    (early,) = bindings.producers(["x"], before=10)
-    assert early.line == 5
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Locator, Page
 
 
 # ---- in Chromium ---------------------------------------------------------------------------------
@@ -419,7 +43,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("widgets")
     files = {"data.py": source(DATA_PY), "01-a.md": source(SECTION)}
     write_widget_lesson(root, files, name="widgets")
-    proc = run_build(root, "widgets", "--no-pdf", "--single-file")
+    proc = run_cli(root, "widgets", "--no-pdf", "--single-file")
     assert proc.returncode == 0, proc.stderr
     return Built(root, "widgets", proc)
 

@@ -11,12 +11,14 @@ import textwrap
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Frame, Page
+from fixture_build import Built, run_cli
 from pypdf import PdfReader
 
-from fixture_build import Built, run_build
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Frame, Page
 
 pytestmark = pytest.mark.browser
 
@@ -133,7 +135,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     folder.mkdir(parents=True)
     for name in LESSON:
         (folder / name).write_text(source(name), "utf-8")
-    proc = run_build(root, "present", "--no-pdf", "--single-file")
+    proc = run_cli(root, "present", "--no-pdf", "--single-file")
     assert proc.returncode == 0, proc.stderr
     return Built(root, "present", proc)
 

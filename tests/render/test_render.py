@@ -9,13 +9,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from catalogue import assert_failed_cleanly, write_lesson
+from fixture_build import Built, copy_fixture, run_cli
+
 from deck.errors import DeckError
 from deck.model import CellResult, Figure, Lesson, SectionResult
 from deck.render.deck import render_lesson
 from deck.source.folder import load_lesson
-from fixture_build import Built, copy_fixture, run_build
 
 
 class Collector(HTMLParser):
@@ -296,7 +296,7 @@ def test_cli_bad_formula_in_a_chinese_paragraph_is_reported_at_its_line(tmp_path
 
 def test_cli_a_display_formula_over_two_chinese_lines_builds(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "## 公式\n\n$$\\text{注意\n力} = 1$$\n"})
-    proc = run_build(tmp_path, "cat", "--no-pdf")
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     html = (tmp_path / "dist/cat/index.html").read_text("utf-8")
     assert '<annotation encoding="application/x-tex">\\text{注意力} = 1</annotation>' in html
@@ -321,7 +321,7 @@ def plot_cell(label: str = "", figures: int = 1) -> str:
 
 def test_cli_a_label_equal_to_a_generated_figure_name_is_an_error(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "## A\n\n" + plot_cell(), "02-b.md": "## B\n\n"})
-    assert run_build(tmp_path, "cat", "--no-pdf").returncode == 0
+    assert run_cli(tmp_path, "cat", "--no-pdf").returncode == 0
     write_lesson(tmp_path, {"02-b.md": "## B\n\n" + plot_cell("01-a-1")})
     proc = assert_failed_cleanly(
         tmp_path, ["cat", "--no-pdf"], "content/cat/02-b.md:3", says="01-a-1.svg"
@@ -337,14 +337,14 @@ def test_cli_a_label_equal_to_the_second_figure_of_another_cell_is_an_error(tmp_
 
 def test_cli_prose_edit_output_is_byte_identical_to_a_full_render(tmp_path: Path):
     copy_fixture("mini", tmp_path)
-    assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
+    assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
     source = tmp_path / "content/mini/01-basics.md"
     source.write_text(source.read_text("utf-8").replace("开场", "开场白"), "utf-8")
-    assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
+    assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
     out = tmp_path / "dist/mini"
     partial = {name: (out / name).read_bytes() for name in ("index.html", "values.json")}
     assert "开场白".encode() in partial["index.html"]
     shutil.rmtree(tmp_path / ".cache/mini/render")
     (tmp_path / ".cache/katex.json").unlink()
-    assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
+    assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
     assert {name: (out / name).read_bytes() for name in partial} == partial

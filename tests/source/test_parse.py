@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-
 from catalogue import assert_failed_cleanly, write_lesson
+from fixture_build import run_cli
+
 from deck.errors import DeckError
 from deck.model import Cell, Code, Columns, Div, Notes, Pause, Prose, Quiz, placeholder
 from deck.source.folder import load_lesson
 from deck.source.scanner import parse_section
-from fixture_build import run_build
 
 
 def parse(text: str):
@@ -295,7 +295,7 @@ def test_a_file_with_a_byte_order_mark_and_crlf_lines_reads_like_plain_utf8(tmp_
     (tmp_path / "lesson.yml").write_bytes(b"\xef\xbb\xbftitle: T\r\n")
     (tmp_path / "01-a.md").write_bytes(b"\xef\xbb\xbf## A\r\n\r\ntext\r\n\r\n## B\r\n")
     lesson = load_lesson(tmp_path)
-    assert lesson.meta == {"title": "T"}
+    assert lesson.config.title == "T" and lesson.warnings == ()
     slides = lesson.sections[0].slides
     assert [(s.title, s.loc.line) for s in slides] == [("A", 1), ("B", 5)]
     assert slides[0].blocks[0].text == "text"
@@ -306,7 +306,7 @@ def test_a_file_with_a_byte_order_mark_and_crlf_lines_reads_like_plain_utf8(tmp_
 
 def test_cli_a_section_file_starting_with_a_rule_keeps_its_first_slide(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "---\n\n第一页\n\n---\n\n第二页\n"})
-    proc = run_build(tmp_path, "cat", "--no-pdf")
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     html = (tmp_path / "dist/cat/index.html").read_text("utf-8")
     assert "第一页" in html and "第二页" in html
@@ -316,7 +316,7 @@ def test_cli_a_section_file_starting_with_a_rule_keeps_its_first_slide(tmp_path:
 
 def test_cli_front_matter_in_a_section_is_shown_with_a_warning(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "---\ntitle: 引言\n---\n\n## A\n"})
-    proc = run_build(tmp_path, "cat", "--no-pdf")
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     assert "content/cat/01-a.md:1: warning [parse] lines 1-3 look like YAML front matter" in (
         proc.stderr
@@ -326,7 +326,7 @@ def test_cli_front_matter_in_a_section_is_shown_with_a_warning(tmp_path: Path):
 
 def test_cli_a_section_file_that_is_not_utf8_is_reported_at_the_bad_line(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "## A\n\nok\n"})
-    assert run_build(tmp_path, "cat", "--no-pdf").returncode == 0
+    assert run_cli(tmp_path, "cat", "--no-pdf").returncode == 0
     write_lesson(tmp_path, {"01-a.md": "## A\n\n中文\n注意力".encode("gbk") + b"\n"})
     assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/01-a.md:3", says="UTF-8")
 
@@ -339,7 +339,7 @@ def test_cli_a_lesson_yml_that_is_not_utf8_is_reported_at_the_bad_line(tmp_path:
 
 def test_cli_markdown_files_the_loader_ignores_get_a_note(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "## A\n", "notes.md": "草稿\n", "1a.md": "x\n"})
-    proc = run_build(tmp_path, "cat", "--no-pdf")
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     notes = [line for line in proc.stderr.splitlines() if "is not read" in line]
     assert notes == [

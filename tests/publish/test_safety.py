@@ -15,14 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
-
 from catalogue import assert_failed_cleanly, outputs, stray, tree, write_lesson
+from fixture_build import ROOT, copy_fixture, run_build, run_cli
+
 from deck.options import Options
 from deck.pipeline import build
 from deck.publish.journal import Target, clean_leftovers, journal_path, publish
 from deck.publish.pdfs import pdf_digest
 from deck.theme import PDFS
-from fixture_build import ROOT, copy_fixture, run_build
 
 SIMPLE = {
     "01-a.md": """
@@ -42,6 +42,7 @@ SIMPLE = {
 
 
 def built(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A successful `build.py ARGS`, in its own process as PDFs are printed (see fixtures.py)."""
     proc = run_build(root, *args)
     assert proc.returncode == 0, proc.stderr
     return proc
@@ -78,7 +79,7 @@ def test_an_out_folder_reached_through_a_symlink_is_refused(tmp_path: Path):
     write_lesson(tmp_path, SIMPLE)
     (tmp_path / "alias").symlink_to(tmp_path / "content")
     sources = tree(tmp_path / "content")
-    proc = run_build(tmp_path, "cat", "--no-pdf", "--out", "alias")
+    proc = run_cli(tmp_path, "cat", "--no-pdf", "--out", "alias")
     assert proc.returncode == 2 and "overlap" in proc.stderr
     assert tree(tmp_path / "content") == sources
 
@@ -88,7 +89,7 @@ def test_a_lesson_name_must_be_a_plain_folder_name(tmp_path: Path, name: str):
     write_lesson(tmp_path, SIMPLE)
     built(tmp_path, "cat", "--no-pdf")
     before = outputs(tmp_path)
-    proc = run_build(tmp_path, "--no-pdf", "--", name)
+    proc = run_cli(tmp_path, "--no-pdf", "--", name)
     assert proc.returncode == 2, proc.stderr
     assert "plain folder name" in proc.stderr
     assert outputs(tmp_path) == before
@@ -163,7 +164,7 @@ def test_unwritable_figures_folder_fails_before_anything_is_published(tmp_path: 
     before = tree(tmp_path / "dist")
     (tmp_path / "blocker").write_text("a file where a folder should be\n")
     (tmp_path / "content/cat/01-a.md").write_text("## 改了\n\n新内容。\n")
-    proc = run_build(tmp_path, "cat", "--no-pdf", "--figures", "blocker")
+    proc = run_cli(tmp_path, "cat", "--no-pdf", "--figures", "blocker")
     assert proc.returncode == 1
     assert "left as they were" in proc.stderr
     assert tree(tmp_path / "dist") == before

@@ -8,11 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from catalogue import edit, keys, write_lesson
+from fixture_build import ROOT, copy_fixture, run_cli
+from report_build import build_report, build_report_in_new_process
+
 from deck.store.sections import Store, staging_name
-from fixture_build import ROOT, copy_fixture, run_build
-from report_build import build_report
 
 
 def test_prose_notes_and_line_shifts_keep_the_key(tmp_path: Path):
@@ -70,18 +70,22 @@ def test_lesson_module_and_seed_change_every_key(tmp_path: Path):
 
 
 def test_unchanged_rebuild_imports_no_torch_and_reruns_nothing(tmp_path: Path):
-    copy_fixture("torchy", tmp_path)
-    first = build_report(tmp_path, "torchy")
+    """The one build test in a fresh process each time: which modules a build imports."""
+    folder = copy_fixture("torchy", tmp_path)
+    first = build_report_in_new_process(tmp_path, "torchy")
     assert first["executed"] == ["torchy/01-tensor"] and first["reasons"] == {
         "torchy/01-tensor": "new"
     }
-    again = build_report(tmp_path, "torchy")  # found up to date: nothing looked up or run
+    again = build_report_in_new_process(tmp_path, "torchy")  # up to date: nothing looked up or run
     assert (again["ok"], again["executed"], again["up_to_date"]) == (True, [], ["torchy"])
     assert again["heavy"] == []
     (tmp_path / "dist/torchy/index.html").unlink()  # an output gone: rebuilt from the cache
-    again = build_report(tmp_path, "torchy")
+    again = build_report_in_new_process(tmp_path, "torchy")
     assert (again["ok"], again["executed"], again["cached"]) == (True, [], 1)
     assert again["heavy"] == [] and (tmp_path / "dist/torchy/index.html").is_file()
+    edit(folder / "01-tensor.md", "种子来自 lesson.yml。", "讲稿改过了。")  # prose only
+    again = build_report_in_new_process(tmp_path, "torchy")
+    assert (again["executed"], again["cached"], again["heavy"]) == ([], 1, [])
 
 
 def test_prose_edit_rebuild_runs_no_cell(tmp_path: Path):
@@ -89,8 +93,8 @@ def test_prose_edit_rebuild_runs_no_cell(tmp_path: Path):
     assert build_report(tmp_path, "torchy")["executed"] == ["torchy/01-tensor"]
     edit(folder / "01-tensor.md", "种子来自 lesson.yml。", "讲稿改过了。")
     edit(folder / "01-tensor.md", "## 张量\n", "## 张量\n\n多了一段说明。\n")
-    report = build_report(tmp_path, "torchy")
-    assert (report["executed"], report["cached"], report["heavy"]) == ([], 1, [])
+    report = build_report(tmp_path, "torchy")  # imports no torch: see the test above
+    assert (report["executed"], report["cached"]) == ([], 1)
     html = (tmp_path / "dist/torchy/index.html").read_text()
     assert "讲稿改过了。" in html and "多了一段说明。" in html
 
@@ -115,7 +119,7 @@ def test_force_reruns_every_section(tmp_path: Path):
 
 def test_prose_added_above_cells_keeps_their_outputs_in_a_cached_build(tmp_path: Path):
     folder = copy_fixture("mini", tmp_path)
-    assert run_build(tmp_path, "mini", "--no-pdf").returncode == 0
+    assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
     before = json.loads((tmp_path / "dist/mini/values.json").read_text())
     edit(folder / "02-figure.md", "## 一张图\n", "## 一张图\n\n新加的一段说明。\n\n更多说明。\n")
     report = build_report(tmp_path, "mini")
@@ -283,12 +287,12 @@ def test_engine_files_the_worker_imported_are_checked(tmp_path: Path):
     shutil.copytree(ROOT / "deck", engine / "deck", ignore=shutil.ignore_patterns("__pycache__"))
     (engine / "node_modules").symlink_to(ROOT / "node_modules")
     write_lesson(tmp_path, {"01-a.md": "## 一\n\n```{python}\nx = 1\n```\n\n`{python} x`\n"})
-    assert build_report(tmp_path, "cat", engine=engine)["executed"] == ["cat/01-a"]
-    assert build_report(tmp_path, "cat", engine=engine)["executed"] == []
-    model = engine / "deck/model.py"  # the file that no hand-kept list named
+    assert build_report_in_new_process(tmp_path, "cat", engine=engine)["executed"] == ["cat/01-a"]
+    assert build_report_in_new_process(tmp_path, "cat", engine=engine)["executed"] == []
+    model = engine / "deck/model/results.py"  # a file that no hand-kept list names
     model.write_text(model.read_text() + "\n# edited\n")
-    report = build_report(tmp_path, "cat", engine=engine)
-    assert report["reasons"] == {"cat/01-a": "engine file deck/model.py changed"}
+    report = build_report_in_new_process(tmp_path, "cat", engine=engine)
+    assert report["reasons"] == {"cat/01-a": "engine file deck/model/results.py changed"}
 
 
 # ---- a damaged entry is a note and a recomputation, never a failure ---------------------------
