@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 import pytest
+
 from engine_graph import ENGINE, find_cycle, graph, modules
 
 MAX_LINES = 400

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
+
 from fixture_build import Built
 
 if TYPE_CHECKING:

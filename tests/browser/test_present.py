@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from fixture_build import Built, run_cli
 from pypdf import PdfReader
+
+from fixture_build import Built, run_cli
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Frame, Page

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
-from fixture_build import Built, run_cli
 from test_present import go, offline_deck, open_deck, open_speaker_view
+
+from fixture_build import Built, run_cli
 from widget_lesson import (  # data_module: the `data` fixture
     ABLATION,
     DATA_PY,

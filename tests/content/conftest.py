@@ -14,6 +14,7 @@ if str(LESSON_DIR) not in sys.path:
     sys.path.insert(0, str(LESSON_DIR))
 
 import pytest  # noqa: E402
+
 from lesson_build import Built, build_lesson  # noqa: E402
 
 

@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from lesson_build import NUMBER, Built, rounded
 from torch import nn
+
+from lesson_build import NUMBER, Built, rounded
 
 
 @pytest.fixture

@@ -15,8 +15,9 @@ import re
 import numpy as np
 import pytest
 import torch
-from lesson_build import Built, rounded
 from torch import nn
+
+from lesson_build import Built, rounded
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import re
 
 import pytest
 import torch
+
 from lesson_build import Built, rounded
 
 

@@ -16,9 +16,9 @@ import re
 import pytest
 import torch
 import torch.nn.functional as F
-from lesson_build import Built, rounded
 
 from experiments_basics import attention_cost
+from lesson_build import Built, rounded
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 import torch
+
 from lesson_build import Built
 
 KINDS = {

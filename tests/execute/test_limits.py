@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from catalogue import assert_failed_cleanly, processes_with, write_lesson
 from fixture_build import ROOT, run_build, run_cli
 

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from fixture_build import ROOT, copy_fixture
 
 from deck.errors import DeckError, Diagnostic
 from deck.model import Loc
 from deck.pipeline import Options, build
 from deck.preview.serve import STATUS, Preview, measure_reload_latency, running
 from deck.source.registry import LessonFolder
+from fixture_build import ROOT, copy_fixture
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from catalogue import tree, write_lesson
 from fixture_build import copy_fixture, run_build, run_cli
 

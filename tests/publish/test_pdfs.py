@@ -8,8 +8,9 @@ import subprocess
 import unicodedata
 
 import pytest
-from fixture_build import Built
 from pypdf import PdfReader
+
+from fixture_build import Built
 
 pytestmark = pytest.mark.browser
 

@@ -15,14 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
-from catalogue import assert_failed_cleanly, outputs, stray, tree, write_lesson
-from fixture_build import ROOT, copy_fixture, run_build, run_cli
 
+from catalogue import assert_failed_cleanly, outputs, stray, tree, write_lesson
 from deck.options import Options
 from deck.pipeline import build
 from deck.publish.journal import Target, clean_leftovers, journal_path, publish
 from deck.publish.pdfs import pdf_digest
 from deck.theme import PDFS
+from fixture_build import ROOT, copy_fixture, run_build, run_cli
 
 SIMPLE = {
     "01-a.md": """

@@ -13,10 +13,11 @@ import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+
+from catalogue import line_of, write
 from fixture_build import ROOT, Built, run_cli
 
 FIXTURES = ROOT / "tests" / "fixtures" / "quarto"
@@ -32,20 +33,6 @@ REFERENCE = (
     )
     / "shared/bench/attention.qmd"
 )
-
-
-def write(folder: Path, files: dict[str, str]) -> Path:
-    """Files (dedented) in `folder`; returns the path of the first one."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
-    return folder / next(iter(files))
-
-
-def line_of(text: str, needle: str) -> int:
-    """The 1-based line of the only line holding `needle`."""
-    (line,) = [k for k, t in enumerate(text.split("\n"), start=1) if needle in t]
-    return line
 
 
 # ---- every feature on a built deck ----------------------------------------------------------

@@ -9,13 +9,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from catalogue import assert_failed_cleanly, write_lesson
-from fixture_build import Built, copy_fixture, run_cli
 
+from catalogue import assert_failed_cleanly, write_lesson
 from deck.errors import DeckError
 from deck.model import CellResult, Figure, Lesson, SectionResult
 from deck.render.deck import render_lesson
 from deck.source.folder import load_lesson
+from fixture_build import Built, copy_fixture, run_cli
 
 
 class Collector(HTMLParser):

@@ -9,7 +9,10 @@ import re
 
 import numpy as np  # noqa: F401 - the data expressions below name it
 import pytest
+
 from catalogue import write_lesson
+from deck.render.provenance import Bindings, shown_producers, used_names
+from deck.render.widgets import DataProblem, checked_data, data_expression, directive_problem
 from fixture_build import run_cli
 from widget_lesson import (  # data_module: the `data` fixture
     KINDS,
@@ -18,9 +21,6 @@ from widget_lesson import (  # data_module: the `data` fixture
     data_module,  # noqa: F401
     write_widget_lesson,
 )
-
-from deck.render.provenance import Bindings, shown_producers, used_names
-from deck.render.widgets import DataProblem, checked_data, data_expression, directive_problem
 
 # ---- the directive and its errors, through the real CLI ---------------------------------------
 

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from catalogue import assert_failed_cleanly, write_lesson
-from fixture_build import run_cli
 
+from catalogue import assert_failed_cleanly, write_lesson
 from deck.errors import DeckError
 from deck.model import Cell, Code, Columns, Div, Notes, Pause, Prose, Quiz, placeholder
 from deck.source.folder import load_lesson
 from deck.source.scanner import parse_section
+from fixture_build import run_cli
 
 
 def parse(text: str):

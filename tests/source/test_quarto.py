@@ -13,9 +13,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from catalogue import edit, keys
-from fixture_build import ROOT, run_cli
 
+from catalogue import edit, keys, line_of, write
 from deck.errors import DeckError
 from deck.model import Cell, Code, Div, Loc, Slide
 from deck.options import Options
@@ -24,22 +23,9 @@ from deck.preview.watch import ignored
 from deck.source.qmd import load_qmd
 from deck.source.registry import QmdFile, sources_for
 from deck.source.replay import replayed
+from fixture_build import ROOT, run_cli
 
 FIXTURES = ROOT / "tests" / "fixtures" / "quarto"
-
-
-def write(folder: Path, files: dict[str, str]) -> Path:
-    """Files (dedented) in `folder`; returns the path of the first one."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
-    return folder / next(iter(files))
-
-
-def line_of(text: str, needle: str) -> int:
-    """The 1-based line of the only line holding `needle`."""
-    (line,) = [k for k, t in enumerate(text.split("\n"), start=1) if needle in t]
-    return line
 
 
 def problems(error: pytest.ExceptionInfo[DeckError]) -> list[str]:

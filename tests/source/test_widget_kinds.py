@@ -8,8 +8,8 @@ import contextlib
 from pathlib import Path
 
 import pytest
-from catalogue import write_lesson
 
+from catalogue import write_lesson
 from deck.errors import DeckError
 from deck.options import Options
 from deck.pipeline import build

@@ -8,11 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from catalogue import edit, keys, write_lesson
+from deck.store.sections import Store, staging_name
 from fixture_build import ROOT, copy_fixture, run_cli
 from report_build import build_report, build_report_in_new_process
-
-from deck.store.sections import Store, staging_name
 
 
 def test_prose_notes_and_line_shifts_keep_the_key(tmp_path: Path):

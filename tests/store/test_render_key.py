@@ -3,9 +3,8 @@ miss a module that rendering imports."""
 
 from __future__ import annotations
 
-from engine_graph import ENGINE, closure, graph, modules
-
 from deck.store.renders import render_code
+from engine_graph import ENGINE, closure, graph, modules
 
 
 def test_the_render_key_covers_every_module_rendering_imports() -> None:

@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import psutil
+
 from fixture_build import Ran, run_cli
 
 LESSON_YML = "title: 目录测试\nlang: zh-CN\nexec:\n  seed: 0\n  timeout: 20\n"
@@ -28,6 +29,20 @@ def edit(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text
     path.write_text(text.replace(old, new))
+
+
+def write(folder: Path, files: dict[str, str]) -> Path:
+    """Files (dedented) in `folder`; returns the path of the first one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
+    return folder / next(iter(files))
+
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based line of the only line holding `needle`."""
+    (line,) = [k for k, t in enumerate(text.split("\n"), start=1) if needle in t]
+    return line
 
 
 def write_lesson(root: Path, files: dict[str, str], name: str = "cat") -> Path:

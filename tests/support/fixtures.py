@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
+
 from fixture_build import Built, copy_fixture, run_build
 
 if TYPE_CHECKING:

@@ -10,12 +10,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from catalogue import write_lesson
-from fixture_build import ROOT
 
+from catalogue import write_lesson
 from deck.model import Loc, WidgetSource
 from deck.render.widgets import data_expression
 from deck.source.widgetkinds import load_widget_kinds
+from fixture_build import ROOT
 
 DATA_PY = '''
     """Small stand-ins for a lesson's measurements (NumPy only, seeded)."""
