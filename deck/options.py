@@ -1,11 +1,15 @@
-"""What a build is asked to do (`Options`) and what it did (`BuildReport`): plain frozen values,
-no imports beyond the standard library, so the no-change path stays light."""
+"""What a build is asked to do (`Options`) and what it did (`BuildReport`, assembled from the
+stages' `Execution` and `Published`): plain frozen values, no runtime imports beyond the
+standard library, so the no-change path stays light."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from deck.model import SectionResult
 
 
 class UsageError(Exception):
@@ -30,7 +34,7 @@ class Execution:
     """What the execute stage did: every section's results, and which ran (and why) or were
     taken from the cache."""
 
-    results: dict[str, Any]  # section name → SectionResult
+    results: dict[str, SectionResult]  # by section name
     executed: tuple[str, ...] = ()  # sections whose cells ran
     reasons: dict[str, str] = field(default_factory=dict)  # why each of those ran
     reused: tuple[str, ...] = ()  # sections taken from the cache
