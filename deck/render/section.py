@@ -161,7 +161,11 @@ class SectionRenderer:
             self.formulas.append(Formula(tex, display, Loc(loc.path, loc.line + offset)))
         for m in dict.fromkeys(VALUE.findall(out)):  # in reading order: the record is stable
             self.record_value(int(m))
-        return substitute_values(out, self.value, self.value_markup if wrap else self.value)
+        return substitute_values(out, self.value, self.value_markup if wrap else self.value_text)
+
+    def value_text(self, index: int) -> str:
+        """A value as text, where no control may stand (speaker notes, quiz choices)."""
+        return html.escape(self.value(index))
 
     def value_markup(self, index: int) -> str:
         expr = self.section.inlines[index]
