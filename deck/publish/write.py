@@ -60,11 +60,14 @@ def write(lesson: Lesson, deck: RenderedDeck, options: Options, progress: Progre
     seconds: dict[str, float] = {}
     try:
         for exporter in EXPORTERS:
-            made = exporter.made_from(built)
+            wanted = exporter.wanted(options)
+            earlier = any((places[DECK] / f).is_file() for f in exporter.files(built))
+            # (hashing what an unwanted output is made from is only worth it to keep one)
+            made = exporter.made_from(built) if wanted or earlier else None
             kept, todo = keep_unchanged(exporter, built, made, before, record)
             if kept:
                 log(f"  kept    {', '.join(kept)} (made from the same deck)")
-            if not exporter.wanted(options):
+            if not wanted:
                 stale = [f for f in todo if (places[DECK] / f).exists()]
                 if stale:
                     made_before = f"made from an earlier deck ({exporter.why_not})"

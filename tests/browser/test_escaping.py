@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from catalogue import write_lesson
-from deck.options import Options
+from catalogue import options_in, write_lesson
 from deck.pipeline import build
 from deck.progress import LogOnly
 
@@ -54,14 +53,7 @@ values = HOSTILE_VALUES
 def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("escaping")
     write_lesson(root, {"01-a.md": SECTION}, name="esc")
-    options = Options(
-        content=root / "content",
-        out=root / "dist",
-        figures=root / "figures",
-        cache=root / ".cache",
-        pdf=False,
-    )
-    build(["esc"], options, LogOnly())
+    build(["esc"], options_in(root), LogOnly())
     return root / "dist" / "esc"
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from catalogue import assert_failed_cleanly, outputs, stray, tree, write_lesson
-from deck.options import Options
+from catalogue import options_in as options
 from deck.pipeline import build
 from deck.publish.journal import Target, clean_leftovers, journal_path, publish
 from deck.publish.pdfs import pdf_digest
@@ -332,16 +332,6 @@ def test_pdf_jobs_are_dealt_to_one_page_per_core_slides_first():
 
 
 # ---- the no-change build and what a build reports -------------------------------------------
-
-
-def options(root: Path, **kw: object) -> Options:
-    return Options(
-        content=root / "content",
-        out=root / "dist",
-        figures=root / "figures",
-        cache=root / ".cache",
-        **{"pdf": False, **kw},
-    )
 
 
 def test_the_report_says_what_ran_and_a_no_change_build_does_nothing(tmp_path: Path):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from catalogue import options_in as options
 from catalogue import write_lesson
 from deck.errors import DeckError
-from deck.options import Options
 from deck.pipeline import build
 from deck.progress import LogOnly
 
@@ -58,16 +58,6 @@ start = 3
 :::
 """
 YML = "title: W\nlang: en\nwidgets:\n  - widgets/counter\n"
-
-
-def options(root: Path) -> Options:
-    return Options(
-        content=root / "content",
-        out=root / "dist",
-        figures=root / "figures",
-        cache=root / ".cache",
-        pdf=False,
-    )
 
 
 def lesson(root: Path, **files: str) -> Path:

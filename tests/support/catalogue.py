@@ -9,6 +9,7 @@ from pathlib import Path
 
 import psutil
 
+from deck.options import Options
 from fixture_build import Ran, run_cli
 
 LESSON_YML = "title: 目录测试\nlang: zh-CN\nexec:\n  seed: 0\n  timeout: 20\n"
@@ -43,6 +44,18 @@ def line_of(text: str, needle: str) -> int:
     """The 1-based line of the only line holding `needle`."""
     (line,) = [k for k, t in enumerate(text.split("\n"), start=1) if needle in t]
     return line
+
+
+def options_in(root: Path, **kw: object) -> Options:
+    """Build options with every folder in `root` (content/, dist/, figures/, .cache/); no PDFs
+    unless `pdf=True`."""
+    return Options(
+        content=root / "content",
+        out=root / "dist",
+        figures=root / "figures",
+        cache=root / ".cache",
+        **{"pdf": False, **kw},  # type: ignore[arg-type]
+    )
 
 
 def write_lesson(root: Path, files: dict[str, str], name: str = "cat") -> Path:
