@@ -168,6 +168,7 @@ def render_lesson(
         media.update((m.published, lesson.path / m.source) for m in part.media)
         warnings.extend(part.warnings)
     media.update(deck.media)
+    warnings.extend(quiz_positions(lesson, records))
     slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
     template = env.get_template("deck.html.j2")
 
@@ -207,6 +208,22 @@ def render_lesson(
         tuple(warnings + deck.warnings),
         views,
     )
+
+
+def quiz_positions(lesson: Lesson, records: Records) -> list[Diagnostic]:
+    """A warning at the first quiz when a lesson of three or more quizzes, not shuffled, has
+    every answer at one position (students learn the position, not the answer)."""
+    quizzes = records.quizzes
+    positions = {q.answer for q in quizzes}
+    if lesson.config.quiz.shuffle or len(quizzes) < 3 or len(positions) != 1:
+        return []
+    path, _, line = quizzes[0].loc.rpartition(":")
+    letter = chr(ord("A") + quizzes[0].answer)
+    message = (
+        f"all {len(quizzes)} quizzes have their answer at choice {letter}: "
+        "set `quiz: {shuffle: true}` in lesson.yml, or reorder the choices"
+    )
+    return [Diagnostic(Loc(path, int(line)), "quiz-positions", message, "warning")]
 
 
 def _data_attrs(attrs: dict[str, str]) -> dict[str, str]:
