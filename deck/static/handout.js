@@ -20,9 +20,11 @@
   var english = /^en/i.test(document.documentElement.lang);
   var TEXT = english
     ? { slide: "Slide", min: "min", sofar: "so far", answer: "Answer: ", key: "Answer key",
-        quiz: "Quiz", source: "Computed at", explain: "Why: " }
+        quiz: "Quiz", source: "Computed at", explain: "Why: ", inClass: "(Answer given in class.)",
+        shown: "Answer shown in class: " }
     : { slide: "幻灯片", min: "分钟", sofar: "累计", answer: "答案：", key: "测验答案",
-        quiz: "测验", source: "计算出处", explain: "解析：" };
+        quiz: "测验", source: "计算出处", explain: "解析：", inClass: "（答案课上给出。）",
+        shown: "课上揭示的答案：" };
 
   function letter(n) {
     return String.fromCharCode(65 + n);
@@ -64,6 +66,21 @@
     });
     var notes = page.querySelector("aside.notes");
     var quizzes = page.querySelectorAll(".quiz");
+    // `::: answer` blocks: the lecturer reads them with the notes; students get a line instead.
+    var answers = Array.prototype.slice.call(page.querySelectorAll(".deck-answer"));
+    answers.forEach(function (block) {
+      if (spec.notes) {
+        var moved = el("div", "handout-answer-block");
+        moved.appendChild(el("strong")).textContent = TEXT.shown;
+        while (block.firstChild) moved.appendChild(block.firstChild);
+        block.remove();
+        answers[answers.indexOf(block)] = moved;
+      } else {
+        var line = el("p", "deck-answer-omitted");
+        line.textContent = TEXT.inClass;
+        block.replaceWith(line);
+      }
+    });
     if (spec.notes) {
       var meta = TEXT.slide + " " + (n + 1);
       if (minutes(section)) {
@@ -72,6 +89,7 @@
       }
       text.insertBefore(el("div", "handout-meta", meta), text.firstChild);
       if (notes) text.appendChild(el("div", "handout-notes", notes.innerHTML));
+      answers.forEach(function (moved) { text.appendChild(moved); });
       quizzes.forEach(function (quiz) {
         var right = rightChoice(quiz);
         text.appendChild(el("div", "handout-answer",
