@@ -21,10 +21,12 @@
   var TEXT = english
     ? { slide: "Slide", min: "min", sofar: "so far", answer: "Answer: ", key: "Answer key",
         quiz: "Quiz", source: "Computed at", explain: "Why: ", inClass: "(Answer given in class.)",
-        shown: "Answer shown in class: " }
+        shown: "Answer shown in class: ",
+        optional: "optional, not in the plan", plan: "Planned: ", optionalAdd: "optional slides add " }
     : { slide: "幻灯片", min: "分钟", sofar: "累计", answer: "答案：", key: "测验答案",
         quiz: "测验", source: "计算出处", explain: "解析：", inClass: "（答案课上给出。）",
-        shown: "课上揭示的答案：" };
+        shown: "课上揭示的答案：",
+        optional: "可跳过，不计入计划", plan: "计划：", optionalAdd: "可跳过的页另加 " };
 
   function letter(n) {
     return String.fromCharCode(65 + n);
@@ -45,6 +47,11 @@
 
   function minutes(section) {
     return (parseInt(section.dataset.timing || "0", 10) || 0) / 60;
+  }
+
+  // A slide marked `{.optional}`: its own minutes, kept out of the plan (deck.js).
+  function optionalMinutes(section) {
+    return (parseInt(section.dataset.optionalTiming || "0", 10) || 0) / 60;
   }
 
   function item(page, n, kind, clock) {
@@ -86,8 +93,16 @@
       if (minutes(section)) {
         meta += " · " + minutes(section) + " " + TEXT.min + " · " + TEXT.sofar + " " + clock.done +
           " / " + clock.total + " " + TEXT.min;
+      } else if (section.classList.contains("optional")) {
+        meta += " · " + TEXT.optional;
+        if (optionalMinutes(section)) meta += " · " + optionalMinutes(section) + " " + TEXT.min;
       }
       text.insertBefore(el("div", "handout-meta", meta), text.firstChild);
+      if (n === 0 && clock.total) {
+        var plan = TEXT.plan + clock.total + " " + TEXT.min;
+        if (clock.optional) plan += " · " + TEXT.optionalAdd + clock.optional + " " + TEXT.min;
+        text.insertBefore(el("div", "handout-meta handout-plan"), text.firstChild).textContent = plan;
+      }
       if (notes) text.appendChild(el("div", "handout-notes", notes.innerHTML));
       answers.forEach(function (moved) { text.appendChild(moved); });
       quizzes.forEach(function (quiz) {
@@ -212,7 +227,10 @@
     var container = document.querySelector(".reveal .slides");
     var pages = Array.prototype.slice.call(container.querySelectorAll(".pdf-page"));
     var total = pages.reduce(function (s, p) { return s + minutes(p.querySelector("section")); }, 0);
-    var clock = { done: 0, total: total };
+    var optional = pages.reduce(function (s, p) {
+      return s + optionalMinutes(p.querySelector("section"));
+    }, 0);
+    var clock = { done: 0, total: total, optional: optional };
     var key = kind === "lecturer" ? answerKey(pages) : null;
     var items = pages.map(function (page, n) {
       clock.done += minutes(page.querySelector("section"));
