@@ -1,8 +1,8 @@
 """How computed values appear on a slide: tables for arrays, highlighted source, inline text.
 
-Lesson cells may use `table`, `source` and `Code` directly; the worker uses `to_output` for
-a cell's last value and `inline_text` for inline expressions. NumPy and torch are only
-recognised, never imported here.
+Lesson cells may use `table`, `source`, `Code`, `HTML` and `build_host` directly; the worker
+uses `to_output` for a cell's last value and `inline_text` for inline expressions. NumPy and
+torch are only recognised, never imported here.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from deck.model import Output
+from deck.render.host import build_host
+
+__all__ = ["HTML", "Code", "build_host", "inline_text", "number", "source", "table", "to_output"]
 
 
 def _is_array(value: Any) -> bool:

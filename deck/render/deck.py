@@ -27,6 +27,7 @@ from deck.model import (
     SectionResult,
 )
 from deck.render.frame import deck_settings, missing_media
+from deck.render.host import build_host
 from deck.render.mathtex import KaTeX
 from deck.render.pandoc import (
     PandocExtension,
@@ -196,6 +197,7 @@ def render_lesson(
         "title": lesson.title,
         "slides": len(slides),
         **records.to_json(),
+        "build_host": build_host(),  # what timings on the slides were measured on
     }
     rendered = tuple(section.name for section, *_ in pending)
     return RenderedDeck(
