@@ -58,7 +58,8 @@ def number(x: Any, digits: int = 3) -> str:
 
 
 class HTML:
-    """Raw HTML to place on the slide as it is."""
+    """Raw HTML to place on the slide as it is: the one way a cell puts markup on a slide.
+    Every other value is shown as text (its `repr`), even one with a `_repr_html_`."""
 
     def __init__(self, markup: str):
         self.markup = markup
@@ -126,10 +127,8 @@ def to_output(value: Any) -> Output | None:
         return None
     if _is_artists(value):
         return None  # figures are saved as files; `plt.plot(…)` returns [<Line2D at 0x…>]
-    if hasattr(value, "_repr_html_"):
-        markup = value._repr_html_()
-        if markup is not None:
-            return Output("html", markup)
+    if isinstance(value, HTML | Code):  # the only way HTML reaches a slide: asked for here
+        return Output("html", value._repr_html_())
     if _is_array(value):
         if value.ndim == 0:
             return Output("text", number(value))

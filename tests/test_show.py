@@ -79,3 +79,20 @@ def test_build_host_reports_this_machine_without_importing_the_libraries(tmp_pat
         assert (
             host["libraries"][name] == info.rsplit("/", 1)[-1][len(name) + 1 : -len(".dist-info")]
         )
+
+
+def test_only_deck_show_html_puts_markup_on_a_slide():
+    class Sneaky:
+        def _repr_html_(self) -> str:
+            return "<img src=x onerror=alert(1)>"
+
+        def __repr__(self) -> str:
+            return "Sneaky()"
+
+    shown = to_output(Sneaky())
+    assert (shown.kind, shown.data) == ("text", "Sneaky()")
+    from deck.show import HTML
+
+    asked = to_output(HTML("<b>x</b>"))
+    assert (asked.kind, asked.data) == ("html", "<b>x</b>")
+    assert to_output("<s>").data == "'<s>'"

@@ -36,7 +36,17 @@
       katex.parentNode.insertBefore(plain, katex);
       katex.setAttribute("aria-hidden", "true");
     });
-    section.dataset.menuTitle = window.deckMath.plainText(heading);
+  });
+  // The slide menu puts a slide's title in as HTML: hand it the heading's text, escaped, so a
+  // computed value in a title reads as computed there too (and runs nothing).
+  function escapeHtml(text) {
+    return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;").replace(/'/g, "&#039;");
+  }
+  sections.forEach(function (section) {
+    var heading = section.querySelector(":scope > h1, :scope > h2") ||
+      section.querySelector("h1, h2");
+    if (heading) section.dataset.menuTitle = escapeHtml(window.deckMath.plainText(heading));
   });
   document.querySelectorAll(".reveal aside.notes .katex").forEach(function (katex) {
     katex.setAttribute("role", "img");

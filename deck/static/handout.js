@@ -32,17 +32,32 @@
     return String.fromCharCode(65 + n);
   }
 
-  function el(tag, className, html) {
+  // An element holding `parts` in order: strings as text, nodes as copies of the deck's own
+  // (never markup from strings: what the slides show as text stays text here).
+  function el(tag, className) {
     var e = document.createElement(tag);
     if (className) e.className = className;
-    if (html !== undefined) e.innerHTML = html;
+    Array.prototype.slice.call(arguments, 2).forEach(function (part) {
+      e.appendChild(typeof part === "string" ? document.createTextNode(part) : part);
+    });
     return e;
+  }
+
+  // Copies of an element's children, as one fragment.
+  function contents(node) {
+    var fragment = document.createDocumentFragment();
+    node.childNodes.forEach(function (child) { fragment.appendChild(child.cloneNode(true)); });
+    return fragment;
+  }
+
+  function strong(text) {
+    return el("strong", null, text);
   }
 
   function rightChoice(quiz) {
     var choices = Array.prototype.slice.call(quiz.querySelectorAll(".quiz-choice"));
     var k = choices.findIndex(function (b) { return b.dataset.correct === "true"; });
-    return { index: k, html: k >= 0 ? choices[k].innerHTML : "" };
+    return { index: k, node: k >= 0 ? choices[k] : document.createElement("span") };
   }
 
   function minutes(section) {
@@ -68,7 +83,7 @@
 
     var text = el("div", "handout-text");
     page.querySelectorAll(".handout").forEach(function (block) {
-      text.appendChild(el("div", "handout-block", block.innerHTML));
+      text.appendChild(el("div", "handout-block", contents(block)));
       block.remove();
     });
     var notes = page.querySelector("aside.notes");
@@ -103,12 +118,12 @@
         if (clock.optional) plan += " · " + TEXT.optionalAdd + clock.optional + " " + TEXT.min;
         text.insertBefore(el("div", "handout-meta handout-plan"), text.firstChild).textContent = plan;
       }
-      if (notes) text.appendChild(el("div", "handout-notes", notes.innerHTML));
+      if (notes) text.appendChild(el("div", "handout-notes", contents(notes)));
       answers.forEach(function (moved) { text.appendChild(moved); });
       quizzes.forEach(function (quiz) {
         var right = rightChoice(quiz);
         text.appendChild(el("div", "handout-answer",
-          "<strong>" + TEXT.answer + letter(right.index) + ".</strong> " + right.html));
+          strong(TEXT.answer + letter(right.index) + "."), " ", contents(right.node)));
       });
     } else {
       // Nothing a student should not read yet stays in the page, printed or not.
@@ -140,15 +155,15 @@
         var right = rightChoice(quiz);
         var entry = el("div", "handout-key-entry");
         entry.appendChild(el("div", "handout-key-title",
-          "<strong>" + TEXT.quiz + " " + n + "</strong> · " + TEXT.slide + " " + (p + 1)));
+          strong(TEXT.quiz + " " + n), " · " + TEXT.slide + " " + (p + 1)));
         var question = quiz.querySelector(".quiz-question");
-        if (question) entry.appendChild(el("div", "handout-key-question", question.innerHTML));
+        if (question) entry.appendChild(el("div", "handout-key-question", contents(question)));
         entry.appendChild(el("div", "handout-key-answer",
-          "<strong>" + TEXT.answer + letter(right.index) + ".</strong> " + right.html));
+          strong(TEXT.answer + letter(right.index) + "."), " ", contents(right.node)));
         var explain = quiz.querySelector(".quiz-explain");
         if (explain) {
           entry.appendChild(el("div", "handout-key-explain",
-            "<strong>" + TEXT.explain + "</strong>" + explain.innerHTML));
+            strong(TEXT.explain), contents(explain)));
         }
         var source = quiz.dataset.source || section.dataset.source || "";
         var where = el("div", "handout-key-source");
