@@ -52,8 +52,16 @@ scaling = {
 `{python} values[3]`|`{python} values[4]`
 :::
 
+::: formula-values
+$\\text{`{python} values[0]`}$
+:::
+
 ::: handout
 讲义 `{python} values[1]` 与 `{python} values[2]`
+:::
+
+::: answer
+答案 `{python} values[3]`
 :::
 
 ::: notes
@@ -223,6 +231,9 @@ def check_every_place(context: BrowserContext, url: str) -> None:
     # speaker notes and the handout block (hidden on the slides)
     assert texts(page, "aside.notes") == [f"1 分钟。笔记里的值：{V[1]} 与 {V[2]} 和 {V[3]}。"]
     assert texts(page, ".handout") == [f"讲义 {V[1]} 与 {V[2]}"]
+    # a value inside a formula, and an answer block
+    assert V[0] in texts(page, ".formula-values .katex-html")[0]
+    assert texts(page, ".deck-answer") == [f"答案 {V[3]}"]
     # widget labels: the bars' keys and the stats' label
     page.evaluate("Reveal.slide(4)")
     page.wait_for_function("document.querySelector('.widget').dataset.widgetState === 'live'")
@@ -264,10 +275,28 @@ def test_the_handouts_print_the_values_as_computed(context: BrowserContext, deck
     for kind in ("student", "lecturer"):
         page.evaluate(f"window.deckHandout({kind!r})")
         assert texts(page, ".handout-block") == [f"讲义 {V[1]} 与 {V[2]}"]
+    assert texts(page, ".handout-answer-block") == [f"课上揭示的答案：答案 {V[3]}"]
     assert texts(page, ".handout-notes") == [f"1 分钟。笔记里的值：{V[1]} 与 {V[2]} 和 {V[3]}。"]
     assert texts(page, ".handout-key-question") == [f"选出 {V[0]}（题干里的值）："]
     assert texts(page, ".handout-answer")[0].endswith(V[0])
     assert texts(page, ".handout-key-answer") == [f"答案：A. {V[0]}"]
+    assert page.evaluate("window.__pwned") is None and dialogs == []
+    page.close()
+
+
+def test_the_speaker_view_shows_the_notes_as_computed(context: BrowserContext, deck: Path):
+    page, dialogs = open_deck(context, (deck / "index.html").as_uri() + "#/0")
+    with context.expect_page() as info:
+        page.keyboard.press("s")
+    speaker = info.value
+    speaker.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    speaker.wait_for_function(
+        "() => (document.querySelector('.speaker-controls-notes .value') || {}).textContent"
+    )
+    notes = speaker.locator(".speaker-controls-notes .value").evaluate("e => e.textContent")
+    assert notes.strip() == f"1 分钟。笔记里的值：{V[1]} 与 {V[2]} 和 {V[3]}。"
+    speaker.wait_for_timeout(300)
+    assert speaker.evaluate("window.__pwned") is None
     assert page.evaluate("window.__pwned") is None and dialogs == []
     page.close()
 
