@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from pathlib import Path
 
 from test_render import stand_in_results
@@ -56,8 +57,12 @@ def test_shuffle_is_a_permutation_that_tracks_the_answer(tmp_path: Path):
         assert record["choices"][record["answer"]] == written[2]
         order = reference_order(7, "01-a.md", label, len(CHOICES))
         assert record["choices"] == [written[j] for j in order]
-    # the page's buttons are in the same order, the right one marked
-    assert deck.html.count('data-correct="true"') == 4
+    # the page's buttons (which the notes' answer key reads) are in the same order, the
+    # right one marked
+    buttons = re.findall(r'data-correct="(true|false)">([^<]*)</button>', deck.html)
+    assert [text for _, text in buttons] == [c for q in quizzes for c in q["choices"]]
+    marked = [k % len(CHOICES) for k, (flag, _) in enumerate(buttons) if flag == "true"]
+    assert marked == [q["answer"] for q in quizzes]
     # not every answer at the written position any more (the point of shuffling)
     assert {q["answer"] for q in quizzes} != {2}
     assert not [w for w in deck.warnings if w.code == "quiz-positions"]
