@@ -38,6 +38,7 @@ SECTION = """
 
 ```{python}
 values = HOSTILE
+link = "java\tscript:window.__pwned = 4"
 scaling = {
     "d_k": [4, 16],
     "unscaled": [[0.2] * 5, [0.6, 0.1, 0.1, 0.1, 0.1]],
@@ -50,6 +51,10 @@ scaling = {
 ::: body-values
 `{python} values[0]`|`{python} values[1]`|`{python} values[2]`|
 `{python} values[3]`|`{python} values[4]`
+:::
+
+::: link-values
+[链接](`{python} link`)
 :::
 
 ::: formula-values
@@ -174,7 +179,8 @@ def test_hostile_values_are_never_markup_in_the_page(deck: Path):
 def test_values_json_records_each_value_as_computed(deck: Path):
     values = json.loads((deck / "values.json").read_text("utf-8"))
     by_expr = {r["expr"]: r["text"] for r in values["values"]}
-    assert by_expr == {f"values[{k}]": v for k, v in enumerate(V)}
+    link = {"link": "java\tscript:window.__pwned = 4"}
+    assert by_expr == {**{f"values[{k}]": v for k, v in enumerate(V)}, **link}
     (quiz,) = values["quizzes"]
     assert quiz["choices"] == V and quiz["answer_text"] == V[0]
     assert quiz["question"] == f"选出 {V[0]}（题干里的值）："
@@ -231,6 +237,8 @@ def check_every_place(context: BrowserContext, url: str) -> None:
     # speaker notes and the handout block (hidden on the slides)
     assert texts(page, "aside.notes") == [f"1 分钟。笔记里的值：{V[1]} 与 {V[2]} 和 {V[3]}。"]
     assert texts(page, ".handout") == [f"讲义 {V[1]} 与 {V[2]}"]
+    # a computed link target is a link, never a script
+    assert page.locator(".link-values a").evaluate("a => a.protocol") == "file:"
     # a value inside a formula, and an answer block
     assert V[0] in texts(page, ".formula-values .katex-html")[0]
     assert texts(page, ".deck-answer") == [f"答案 {V[3]}"]
