@@ -1,8 +1,8 @@
 """How computed values appear on a slide: tables for arrays, highlighted source, inline text.
 
-Lesson cells may use `table`, `source` and `Code` directly; the worker uses `to_output` for
-a cell's last value and `inline_text` for inline expressions. NumPy and torch are only
-recognised, never imported here.
+Lesson cells may use `table`, `source`, `Code`, `HTML` and `build_host` directly; the worker
+uses `to_output` for a cell's last value and `inline_text` for inline expressions. NumPy and
+torch are only recognised, never imported here.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from deck.model import Output
+from deck.render.host import build_host
+
+__all__ = ["HTML", "Code", "build_host", "inline_text", "number", "source", "table", "to_output"]
 
 
 def _is_array(value: Any) -> bool:
@@ -55,7 +58,8 @@ def number(x: Any, digits: int = 3) -> str:
 
 
 class HTML:
-    """Raw HTML to place on the slide as it is."""
+    """Raw HTML to place on the slide as it is: the one way a cell puts markup on a slide.
+    Every other value is shown as text (its `repr`), even one with a `_repr_html_`."""
 
     def __init__(self, markup: str):
         self.markup = markup
@@ -123,10 +127,8 @@ def to_output(value: Any) -> Output | None:
         return None
     if _is_artists(value):
         return None  # figures are saved as files; `plt.plot(…)` returns [<Line2D at 0x…>]
-    if hasattr(value, "_repr_html_"):
-        markup = value._repr_html_()
-        if markup is not None:
-            return Output("html", markup)
+    if isinstance(value, HTML | Code):  # the only way HTML reaches a slide: asked for here
+        return Output("html", value._repr_html_())
     if _is_array(value):
         if value.ndim == 0:
             return Output("text", number(value))

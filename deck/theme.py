@@ -49,6 +49,10 @@ CALLOUT_TITLES = {
 }
 
 
+# What the speaker notes of a slide marked `{.optional}` open with (the speaker view shows it).
+OPTIONAL_MARK = {"en": "Optional: may be skipped", "zh": "可跳过（选讲）"}
+
+
 def language(lang: str | None) -> str:
     """`zh-CN` → `zh`: the key of the UI strings."""
     return str(lang or "en").split("-")[0].lower()

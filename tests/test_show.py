@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+
 import numpy as np
 import pytest
 import torch
@@ -45,3 +53,46 @@ def test_inline_text():
 def test_source_shows_the_real_function():
     html = source(number)._repr_html_()
     assert 'class="highlight"' in html and '<span class="nf">number</span>' in html
+
+
+# ---- the build host ---------------------------------------------------------------------
+
+
+def test_build_host_reports_this_machine_without_importing_the_libraries(tmp_path):
+    code = (
+        "import json, sys; from deck.show import build_host; h = build_host(); "
+        "print(json.dumps([h, sorted(m for m in ('torch', 'numpy', 'matplotlib') "
+        "if m in sys.modules)]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    host, imported = json.loads(out.stdout)
+    assert imported == []  # read from metadata, never imported
+    # independent references: the cpuinfo line by a regex, the dist-info folders' names
+    cpuinfo = open("/proc/cpuinfo", encoding="utf-8").read()
+    assert host["cpu"] == re.search(r"^model name\s*:\s*(.*?)\s*$", cpuinfo, re.M).group(1)
+    assert host["cores"] == len(re.findall(r"^processor\s*:", cpuinfo, re.M))
+    assert host["cores_usable"] == len(os.sched_getaffinity(0))
+    assert host["python"] == "{}.{}.{}".format(*sys.version_info[:3])
+    site = sysconfig.get_paths()["purelib"]
+    for name in ("numpy", "torch", "matplotlib"):
+        (info,) = glob.glob(f"{site}/{name}-*.dist-info")
+        assert (
+            host["libraries"][name] == info.rsplit("/", 1)[-1][len(name) + 1 : -len(".dist-info")]
+        )
+
+
+def test_only_deck_show_html_puts_markup_on_a_slide():
+    class Sneaky:
+        def _repr_html_(self) -> str:
+            return "<img src=x onerror=alert(1)>"
+
+        def __repr__(self) -> str:
+            return "Sneaky()"
+
+    shown = to_output(Sneaky())
+    assert (shown.kind, shown.data) == ("text", "Sneaky()")
+    from deck.show import HTML
+
+    asked = to_output(HTML("<b>x</b>"))
+    assert (asked.kind, asked.data) == ("html", "<b>x</b>")
+    assert to_output("<s>").data == "'<s>'"

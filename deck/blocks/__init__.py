@@ -7,7 +7,7 @@ Adding a kind is one module with a `BlockKind` and one entry in `KINDS`.
 
 from __future__ import annotations
 
-from deck.blocks import callout, columns, handout, layout, notes, quiz, tabset, widget
+from deck.blocks import answer, callout, columns, handout, layout, notes, quiz, tabset, widget
 from deck.blocks.base import BlockKind, parse_div, render_plain
 from deck.model import Block, Columns, Div, Notes, Quiz
 
@@ -20,6 +20,7 @@ KINDS: tuple[BlockKind, ...] = (
     callout.KIND,
     columns.KIND,
     handout.KIND,
+    answer.KIND,
     *layout.KINDS,
 )
 PLAIN = BlockKind("div", lambda _: False, parse_div, render_plain)

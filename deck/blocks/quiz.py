@@ -3,6 +3,8 @@ optional `::: explain`; the rendered quiz records its answer and the line that c
 
 from __future__ import annotations
 
+import hashlib
+import random
 import re
 
 from deck.blocks.base import BlockKind, Opening, ParseContext, named
@@ -70,6 +72,7 @@ def parse(p: ParseContext, opening: Opening) -> Quiz | None:
         explanation=explanation,
         answer=answer,
         loc=loc,
+        label=attrs.get("id"),
     )
 
 
@@ -91,9 +94,13 @@ def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
             r.diagnostics.append(
                 Diagnostic(quiz.choices[k].loc, "quiz", f"two choices both read `{t}`")
             )
+    source = str(answer_source(r.section, quiz, correct))
+    if r.section.settings.shuffle_quizzes:
+        order = shuffled_order(r.section.settings.seed, r.section.path.name, quiz, len(choices))
+        choices, texts = [choices[k] for k in order], [texts[k] for k in order]
+        correct = order.index(correct)
     question = r.text(quiz.question, quiz.loc)
     explanation = r.text(quiz.explanation, quiz.loc) if quiz.explanation else ""
-    source = str(answer_source(r.section, quiz, correct))
     r.records.quizzes.append(
         QuizRecord(
             question=r.plain(question),
@@ -113,6 +120,17 @@ def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
         explanation=explanation,
         source=source,
     )
+
+
+def shuffled_order(seed: int, file: str, quiz: Quiz, n: int) -> list[int]:
+    """The order a shuffled quiz shows its `n` choices in (indices into the order written):
+    from the lesson's seed and the quiz's identity (its file and `#id`, else its question as
+    written), never its position, so an edit elsewhere does not reorder it."""
+    identity = quiz.label if quiz.label is not None else quiz.question.strip()
+    digest = hashlib.sha256(f"{seed}\0{file}\0{identity}".encode()).digest()
+    order = list(range(n))
+    random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)
+    return order
 
 
 def answer_source(section: Section, quiz: Quiz, correct: int) -> Loc:

@@ -64,6 +64,13 @@ class SlideConfig:
 
 
 @dataclass(frozen=True)
+class QuizConfig:
+    """`quiz:` in lesson.yml: `shuffle: true` orders each quiz's choices by the lesson's seed."""
+
+    shuffle: bool = False
+
+
+@dataclass(frozen=True)
 class LessonConfig:
     title: str | None = None
     subtitle: str | None = None
@@ -75,6 +82,7 @@ class LessonConfig:
     slides: SlideConfig = field(default_factory=SlideConfig)
     execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
     widgets: tuple[WidgetSource, ...] = ()  # the widget kinds the lesson defines
+    quiz: QuizConfig = field(default_factory=QuizConfig)
 
 
 @dataclass(frozen=True)

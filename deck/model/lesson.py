@@ -108,6 +108,7 @@ class Quiz:
     explanation: str
     answer: InlineExpr | None
     loc: Loc
+    label: str | None = None  # its `#id`: with its file, what names it (shuffling keys on it)
 
 
 Block = Prose | Code | Cell | Notes | Pause | Columns | Div | Quiz
@@ -132,6 +133,8 @@ class SectionSettings:
     execute: dict[str, Any] = field(default_factory=dict)  # the cells' defaults (`execute:`)
     incremental: bool = False  # list items appear one by one
     code_line_numbers: bool | str = False
+    seed: int = 0  # the lesson's `exec.seed`
+    shuffle_quizzes: bool = False  # `quiz: {shuffle: true}`: choices ordered by seed and quiz
 
 
 @dataclass(frozen=True)

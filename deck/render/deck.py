@@ -27,6 +27,7 @@ from deck.model import (
     SectionResult,
 )
 from deck.render.frame import deck_settings, missing_media
+from deck.render.host import build_host
 from deck.render.mathtex import KaTeX
 from deck.render.pandoc import (
     PandocExtension,
@@ -168,6 +169,7 @@ def render_lesson(
         media.update((m.published, lesson.path / m.source) for m in part.media)
         warnings.extend(part.warnings)
     media.update(deck.media)
+    warnings.extend(quiz_positions(lesson, records))
     slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
     template = env.get_template("deck.html.j2")
 
@@ -195,6 +197,7 @@ def render_lesson(
         "title": lesson.title,
         "slides": len(slides),
         **records.to_json(),
+        "build_host": build_host(),  # what timings on the slides were measured on
     }
     rendered = tuple(section.name for section, *_ in pending)
     return RenderedDeck(
@@ -207,6 +210,22 @@ def render_lesson(
         tuple(warnings + deck.warnings),
         views,
     )
+
+
+def quiz_positions(lesson: Lesson, records: Records) -> list[Diagnostic]:
+    """A warning at the first quiz when a lesson of three or more quizzes, not shuffled, has
+    every answer at one position (students learn the position, not the answer)."""
+    quizzes = records.quizzes
+    positions = {q.answer for q in quizzes}
+    if lesson.config.quiz.shuffle or len(quizzes) < 3 or len(positions) != 1:
+        return []
+    path, _, line = quizzes[0].loc.rpartition(":")
+    letter = chr(ord("A") + quizzes[0].answer)
+    message = (
+        f"all {len(quizzes)} quizzes have their answer at choice {letter}: "
+        "set `quiz: {shuffle: true}` in lesson.yml, or reorder the choices"
+    )
+    return [Diagnostic(Loc(path, int(line)), "quiz-positions", message, "warning")]
 
 
 def _data_attrs(attrs: dict[str, str]) -> dict[str, str]:

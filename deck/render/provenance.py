@@ -21,6 +21,13 @@ VALUE = re.compile("\u2063V(\\d+)\u2063")  # an inline value's placeholder (mode
 TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][\w-]*)[^>]*>", re.S)
 # Inside these a value may not become an interactive element of its own.
 NO_WRAP = {"a", "button", "label", "summary", "select", "option", "textarea", "script", "style"}
+# A value that starts a link or source attribute is a URL: one that would run script when
+# followed (`javascript:`, `vbscript:`) is made relative (`./javascript:…`), a file's name.
+URL_START = re.compile(
+    r"(?i)\b(?:href|src|xlink:href|action|formaction|poster|cite|background)\s*=\s*[\"']?$"
+)
+SCRIPT_URL = re.compile(r"(?i)^(?:javascript|vbscript):")
+URL_IGNORED = re.compile(r"[\x00-\x20]")  # what a browser skips in a URL's scheme
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,13 @@ def substitute_values(
     def plain(m: re.Match[str]) -> str:
         return html.escape(text_of(int(m.group(1))))
 
+    def in_tag(m: re.Match[str]) -> str:
+        text = text_of(int(m.group(1)))
+        starts_url = URL_START.search(m.string, 0, m.start())
+        if starts_url and SCRIPT_URL.match(URL_IGNORED.sub("", text)):
+            text = "./" + text
+        return html.escape(text)
+
     def wrapped(m: re.Match[str]) -> str:
         return span_of(int(m.group(1)))
 
@@ -152,7 +166,7 @@ def substitute_values(
     for m in TAG.finditer(markup):
         text = markup[pos : m.start()]
         out.append(VALUE.sub(plain if any(depth.values()) else wrapped, text))
-        out.append(VALUE.sub(plain, m.group(0)))
+        out.append(VALUE.sub(in_tag, m.group(0)))
         name = (m.group(2) or "").lower()
         if name in NO_WRAP and not m.group(0).endswith("/>"):
             depth[name] = max(0, depth.get(name, 0) + (-1 if m.group(1) else 1))

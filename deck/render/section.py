@@ -51,7 +51,7 @@ from deck.render.provenance import (
     value_span,
 )
 from deck.store.renders import MediaFile, RenderedSlide, SectionRender
-from deck.theme import language
+from deck.theme import OPTIONAL_MARK, language
 
 # A line break inside a Chinese paragraph is not a space: join the lines.
 CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
@@ -280,6 +280,9 @@ class SectionRenderer:
         self.sources = []
         title = self.text(slide.title, slide.loc, inline=True) if slide.title else None
         body = self.blocks(slide.blocks, notes) + sources_script(self.sources) + self.foot()
+        if "optional" in slide.classes:  # a slide the lecturer may skip: the notes say so
+            mark = OPTIONAL_MARK.get(self.lang, OPTIONAL_MARK["en"])
+            notes.insert(0, f'<p class="deck-optional-mark">{mark}</p>')
         if self.slide_state.footer is not None:
             body += f'<div class="footer slide-footer">{self.slide_state.footer}</div>'
         attrs = dict(slide.attrs)

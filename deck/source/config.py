@@ -22,6 +22,7 @@ from deck.model import (
     ExecConfig,
     LessonConfig,
     Loc,
+    QuizConfig,
     WidgetSource,
 )
 
@@ -156,6 +157,12 @@ def read_widgets(
     return tuple(found)
 
 
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise Invalid("must be true or false")
+    return value
+
+
 TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "title": as_text,
     "subtitle": as_text,
@@ -165,6 +172,7 @@ TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "lang": as_text,
     "exec": EXEC_SCHEMA,
     "widgets": NodeCheck(read_widgets),
+    "quiz": {"shuffle": _bool},
 }
 
 
@@ -242,5 +250,6 @@ def parse_config(text: str, path: str) -> tuple[LessonConfig, dict[str, Any], li
 def config_from(values: dict[str, Any]) -> LessonConfig:
     exec_values = values.get("exec") or {}
     exec_config = ExecConfig(**{EXEC_FIELDS[k]: v for k, v in exec_values.items()})
-    top = {k: v for k, v in values.items() if k != "exec"}
-    return LessonConfig(**top, exec=exec_config)
+    quiz_config = QuizConfig(**(values.get("quiz") or {}))
+    top = {k: v for k, v in values.items() if k not in ("exec", "quiz")}
+    return LessonConfig(**top, exec=exec_config, quiz=quiz_config)

@@ -80,7 +80,10 @@ def load_lesson(folder: Path) -> Lesson:
             diagnostics.append(text)
             continue
         section, problems = parse_section(path, display_path(path), text, dialect)
-        sections.append(dataclasses.replace(section, settings=SectionSettings(config.lang)))
+        settings = SectionSettings(
+            config.lang, seed=config.exec.seed, shuffle_quizzes=config.quiz.shuffle
+        )
+        sections.append(dataclasses.replace(section, settings=settings))
         diagnostics.extend(problems)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:

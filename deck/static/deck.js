@@ -9,10 +9,16 @@
     ? { right: "✓ Correct", wrong: "✗ Try again", answer: "✓ Answer", reveal: "Show answer (A)",
         hide: "Hide answer (A)", noQuiz: "No quiz on this slide", revealKey: "Show the quiz answer",
         menu: "Slide menu (M)",
+        plan: function (m, o) {
+          return "Planned " + m + " min" + (o ? " (optional slides add " + o + " min)" : "");
+        },
         minutes: /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:min|minutes?)\b/i }
     : { right: "✓ 回答正确", wrong: "✗ 再想想", answer: "✓ 正确答案", reveal: "显示答案（A）",
         hide: "隐藏答案（A）", noQuiz: "本页没有测验", revealKey: "显示/隐藏本页测验的答案",
         menu: "幻灯片目录（M）",
+        plan: function (m, o) {
+          return "计划 " + m + " 分钟" + (o ? "（可跳过的页另加 " + o + " 分钟）" : "");
+        },
         minutes: /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*分钟/ };
   var sections = Array.prototype.slice.call(document.querySelectorAll(".reveal .slides section"));
 
@@ -30,7 +36,17 @@
       katex.parentNode.insertBefore(plain, katex);
       katex.setAttribute("aria-hidden", "true");
     });
-    section.dataset.menuTitle = window.deckMath.plainText(heading);
+  });
+  // The slide menu puts a slide's title in as HTML: hand it the heading's text, escaped, so a
+  // computed value in a title reads as computed there too (and runs nothing).
+  function escapeHtml(text) {
+    return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;").replace(/'/g, "&#039;");
+  }
+  sections.forEach(function (section) {
+    var heading = section.querySelector(":scope > h1, :scope > h2") ||
+      section.querySelector("h1, h2");
+    if (heading) section.dataset.menuTitle = escapeHtml(window.deckMath.plainText(heading));
   });
   document.querySelectorAll(".reveal aside.notes .katex").forEach(function (katex) {
     katex.setAttribute("role", "img");
@@ -42,17 +58,35 @@
   });
 
   // ---- pacing: each note opens with its minutes ("2 分钟。…") -----------------------------
+  // A slide marked `{.optional}` (its notes open with a mark saying so) is left out of the
+  // plan: its `data-timing` is 0 for reveal's pacing, its own in `data-optional-timing`.
   var planned = 0;
+  var optional = 0;
+  function notesText(notes) {
+    var copy = notes.cloneNode(true);
+    copy.querySelectorAll(".deck-optional-mark").forEach(function (m) { m.remove(); });
+    return copy.textContent;
+  }
   // A slide's own `data-timing` (`## Title {timing="90"}`), in seconds, wins.
   sections.forEach(function (section) {
     var notes = section.querySelector(":scope > aside.notes");
-    var match = notes && TEXT.minutes.exec(notes.textContent);
+    var match = notes && TEXT.minutes.exec(notesText(notes));
     var seconds = match ? Math.round(parseFloat(match[1]) * 60) : 0;
     if (section.hasAttribute("data-timing")) seconds = parseInt(section.dataset.timing, 10) || 0;
-    section.dataset.timing = String(seconds);
-    planned += seconds;
+    if (section.classList.contains("optional")) {
+      section.dataset.optionalTiming = String(seconds);
+      section.dataset.timing = "0";
+      optional += seconds;
+    } else {
+      section.dataset.timing = String(seconds);
+      planned += seconds;
+    }
   });
   document.documentElement.dataset.deckMinutes = String(planned / 60);
+  document.documentElement.dataset.deckOptionalMinutes = String(optional / 60);
+  if (planned > 0) {
+    window.deckPresent.speakerInfo(TEXT.plan(planned / 60, optional / 60));
+  }
 
   // ---- quizzes ---------------------------------------------------------------------------
   function quizzesOf(section) {

@@ -20,29 +20,53 @@
   var english = /^en/i.test(document.documentElement.lang);
   var TEXT = english
     ? { slide: "Slide", min: "min", sofar: "so far", answer: "Answer: ", key: "Answer key",
-        quiz: "Quiz", source: "Computed at", explain: "Why: " }
+        quiz: "Quiz", source: "Computed at", explain: "Why: ", inClass: "(Answer given in class.)",
+        shown: "Answer shown in class: ",
+        optional: "optional, not in the plan", plan: "Planned: ", optionalAdd: "optional slides add " }
     : { slide: "幻灯片", min: "分钟", sofar: "累计", answer: "答案：", key: "测验答案",
-        quiz: "测验", source: "计算出处", explain: "解析：" };
+        quiz: "测验", source: "计算出处", explain: "解析：", inClass: "（答案课上给出。）",
+        shown: "课上揭示的答案：",
+        optional: "可跳过，不计入计划", plan: "计划：", optionalAdd: "可跳过的页另加 " };
 
   function letter(n) {
     return String.fromCharCode(65 + n);
   }
 
-  function el(tag, className, html) {
+  // An element holding `parts` in order: strings as text, nodes as copies of the deck's own
+  // (never markup from strings: what the slides show as text stays text here).
+  function el(tag, className) {
     var e = document.createElement(tag);
     if (className) e.className = className;
-    if (html !== undefined) e.innerHTML = html;
+    Array.prototype.slice.call(arguments, 2).forEach(function (part) {
+      e.appendChild(typeof part === "string" ? document.createTextNode(part) : part);
+    });
     return e;
+  }
+
+  // Copies of an element's children, as one fragment.
+  function contents(node) {
+    var fragment = document.createDocumentFragment();
+    node.childNodes.forEach(function (child) { fragment.appendChild(child.cloneNode(true)); });
+    return fragment;
+  }
+
+  function strong(text) {
+    return el("strong", null, text);
   }
 
   function rightChoice(quiz) {
     var choices = Array.prototype.slice.call(quiz.querySelectorAll(".quiz-choice"));
     var k = choices.findIndex(function (b) { return b.dataset.correct === "true"; });
-    return { index: k, html: k >= 0 ? choices[k].innerHTML : "" };
+    return { index: k, node: k >= 0 ? choices[k] : document.createElement("span") };
   }
 
   function minutes(section) {
     return (parseInt(section.dataset.timing || "0", 10) || 0) / 60;
+  }
+
+  // A slide marked `{.optional}`: its own minutes, kept out of the plan (deck.js).
+  function optionalMinutes(section) {
+    return (parseInt(section.dataset.optionalTiming || "0", 10) || 0) / 60;
   }
 
   function item(page, n, kind, clock) {
@@ -59,23 +83,47 @@
 
     var text = el("div", "handout-text");
     page.querySelectorAll(".handout").forEach(function (block) {
-      text.appendChild(el("div", "handout-block", block.innerHTML));
+      text.appendChild(el("div", "handout-block", contents(block)));
       block.remove();
     });
     var notes = page.querySelector("aside.notes");
     var quizzes = page.querySelectorAll(".quiz");
+    // `::: answer` blocks: the lecturer reads them with the notes; students get a line instead.
+    var answers = Array.prototype.slice.call(page.querySelectorAll(".deck-answer"));
+    answers.forEach(function (block) {
+      if (spec.notes) {
+        var moved = el("div", "handout-answer-block");
+        moved.appendChild(el("strong")).textContent = TEXT.shown;
+        while (block.firstChild) moved.appendChild(block.firstChild);
+        block.remove();
+        answers[answers.indexOf(block)] = moved;
+      } else {
+        var line = el("p", "deck-answer-omitted");
+        line.textContent = TEXT.inClass;
+        block.replaceWith(line);
+      }
+    });
     if (spec.notes) {
       var meta = TEXT.slide + " " + (n + 1);
       if (minutes(section)) {
         meta += " · " + minutes(section) + " " + TEXT.min + " · " + TEXT.sofar + " " + clock.done +
           " / " + clock.total + " " + TEXT.min;
+      } else if (section.classList.contains("optional")) {
+        meta += " · " + TEXT.optional;
+        if (optionalMinutes(section)) meta += " · " + optionalMinutes(section) + " " + TEXT.min;
       }
       text.insertBefore(el("div", "handout-meta", meta), text.firstChild);
-      if (notes) text.appendChild(el("div", "handout-notes", notes.innerHTML));
+      if (n === 0 && clock.total) {
+        var plan = TEXT.plan + clock.total + " " + TEXT.min;
+        if (clock.optional) plan += " · " + TEXT.optionalAdd + clock.optional + " " + TEXT.min;
+        text.insertBefore(el("div", "handout-meta handout-plan"), text.firstChild).textContent = plan;
+      }
+      if (notes) text.appendChild(el("div", "handout-notes", contents(notes)));
+      answers.forEach(function (moved) { text.appendChild(moved); });
       quizzes.forEach(function (quiz) {
         var right = rightChoice(quiz);
         text.appendChild(el("div", "handout-answer",
-          "<strong>" + TEXT.answer + letter(right.index) + ".</strong> " + right.html));
+          strong(TEXT.answer + letter(right.index) + "."), " ", contents(right.node)));
       });
     } else {
       // Nothing a student should not read yet stays in the page, printed or not.
@@ -107,15 +155,15 @@
         var right = rightChoice(quiz);
         var entry = el("div", "handout-key-entry");
         entry.appendChild(el("div", "handout-key-title",
-          "<strong>" + TEXT.quiz + " " + n + "</strong> · " + TEXT.slide + " " + (p + 1)));
+          strong(TEXT.quiz + " " + n), " · " + TEXT.slide + " " + (p + 1)));
         var question = quiz.querySelector(".quiz-question");
-        if (question) entry.appendChild(el("div", "handout-key-question", question.innerHTML));
+        if (question) entry.appendChild(el("div", "handout-key-question", contents(question)));
         entry.appendChild(el("div", "handout-key-answer",
-          "<strong>" + TEXT.answer + letter(right.index) + ".</strong> " + right.html));
+          strong(TEXT.answer + letter(right.index) + "."), " ", contents(right.node)));
         var explain = quiz.querySelector(".quiz-explain");
         if (explain) {
           entry.appendChild(el("div", "handout-key-explain",
-            "<strong>" + TEXT.explain + "</strong>" + explain.innerHTML));
+            strong(TEXT.explain), contents(explain)));
         }
         var source = quiz.dataset.source || section.dataset.source || "";
         var where = el("div", "handout-key-source");
@@ -194,7 +242,10 @@
     var container = document.querySelector(".reveal .slides");
     var pages = Array.prototype.slice.call(container.querySelectorAll(".pdf-page"));
     var total = pages.reduce(function (s, p) { return s + minutes(p.querySelector("section")); }, 0);
-    var clock = { done: 0, total: total };
+    var optional = pages.reduce(function (s, p) {
+      return s + optionalMinutes(p.querySelector("section"));
+    }, 0);
+    var clock = { done: 0, total: total, optional: optional };
     var key = kind === "lecturer" ? answerKey(pages) : null;
     var items = pages.map(function (page, n) {
       clock.done += minutes(page.querySelector("section"));

@@ -18,6 +18,7 @@
   var handlers = {};
   var speakerWindow = null;
   var speakerButton = null;
+  var speakerPlan = "";
 
   function slides() {
     return document.querySelectorAll(".reveal .slides section");
@@ -202,6 +203,13 @@
     style.textContent = SPEAKER_CSS;
     doc.head.appendChild(style);
     doc.documentElement.lang = document.documentElement.lang;
+    var controls = doc.querySelector("#speaker-controls");
+    if (speakerPlan) {
+      var plan = doc.createElement("div");
+      plan.className = "speaker-controls-deck deck-speaker-plan";
+      plan.textContent = speakerPlan;
+      controls.insertBefore(plan, controls.querySelector(".speaker-controls-notes"));
+    }
     if (speakerButton) {
       var box = doc.createElement("div");
       box.className = "speaker-controls-deck";
@@ -210,7 +218,6 @@
       button.className = "deck-speaker-button";
       button.addEventListener("click", function () { speakerButton.press(); });
       box.appendChild(button);
-      var controls = doc.querySelector("#speaker-controls");
       controls.insertBefore(box, controls.querySelector(".speaker-controls-notes"));
     }
     refreshSpeaker();
@@ -235,6 +242,8 @@
     // {state() → {label, enabled, pressed}, press()}: a button in the speaker window.
     speakerButton: function (spec) { speakerButton = spec; refreshSpeaker(); },
     refreshSpeaker: refreshSpeaker,
+    // A line the speaker window shows above the notes (the planned minutes), as text.
+    speakerInfo: function (text) { speakerPlan = String(text); },
     speakerWindow: function () { return speakerWindow; },
   };
 })();

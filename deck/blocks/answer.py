@@ -1,0 +1,25 @@
+"""`::: answer`: an exercise's answer, shown on the next click in the deck (a fragment), left
+out of the students' handout (a line says it is given in class), and printed with the slide's
+notes in the lecturer's notes (deck/static/handout.js moves it there)."""
+
+from __future__ import annotations
+
+from deck.blocks.base import BlockKind, attributes, named, parse_div
+from deck.model import Div
+from deck.render.context import RenderContext
+
+LABELS = {"en": "Answer", "zh": "答案"}
+
+
+def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+    classes = ["deck-answer", *(c for c in div.classes if c != "answer")]
+    if "fragment" not in classes:
+        classes.append("fragment")
+    label = LABELS.get(r.lang, LABELS["en"])
+    return (
+        f'<div{attributes(div, classes)} data-answer-label="{label}">'
+        f"{r.blocks(div.blocks, notes)}</div>"
+    )
+
+
+KIND = BlockKind("answer", named("answer"), parse_div, render)

@@ -1,0 +1,86 @@
+"""`::: answer` blocks: on the next click in the deck, left out of the students' handout (a
+line says the answer is given in class), printed with the slide's notes in notes.pdf."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from catalogue import write_lesson
+from fixture_build import run_build
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
+
+pytestmark = pytest.mark.browser
+
+SECTION = """
+## 练习
+
+```{python}
+s = 3 * 7
+```
+
+算一算 3 × 7。
+
+::: answer
+答案是 `{python} s`，因为三个七。
+:::
+
+::: notes
+1 分钟。先让学生自己算。
+:::
+
+## 下一页
+
+没有答案的页。
+"""
+
+
+def pdftotext(path: Path) -> str:
+    return subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("answers")
+    write_lesson(root, {"01-a.md": SECTION}, name="ans")
+    proc = run_build(root, "ans")
+    assert proc.returncode == 0, proc.stderr
+    return root / "dist" / "ans"
+
+
+def test_the_deck_shows_the_answer_on_the_next_click(context: BrowserContext, deck: Path):
+    page = context.new_page()
+    page.goto((deck / "index.html").as_uri() + "#/0")
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    answer = page.locator(".deck-answer")
+    assert answer.evaluate("e => e.classList.contains('fragment')")
+    assert answer.evaluate("e => getComputedStyle(e).opacity") == "0"
+    page.evaluate("Reveal.next()")
+    page.wait_for_function("getComputedStyle(document.querySelector('.deck-answer')).opacity == 1")
+    assert answer.inner_text().strip() == "答案是 21，因为三个七。"
+    assert page.evaluate("Reveal.getIndices().h") == 0  # still the same slide
+
+
+def test_the_students_handout_leaves_the_answer_out(deck: Path):
+    text = pdftotext(deck / "handout.pdf")
+    assert "算一算 3 × 7" in text
+    assert "答案是 21" not in text and "三个七" not in text
+    assert "（答案课上给出。）" in text
+
+
+def test_the_lecturers_notes_print_the_answer_with_the_notes(deck: Path):
+    text = pdftotext(deck / "notes.pdf")
+    notes, answer = text.index("先让学生自己算"), text.index("答案是 21，因为三个七。")
+    assert notes < answer < text.index("没有答案的页")
+    assert "课上揭示的答案" in text
+    assert "答案课上给出" not in text
+    assert text.count("答案是 21") == 1  # moved from the slide's picture, not shown twice
+
+
+def test_the_slides_pdf_shows_the_answer_as_revealed(deck: Path):
+    assert "答案是 21，因为三个七。" in pdftotext(deck / "slides.pdf")
