@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
+import math
 import os
 import re
 import shutil
@@ -21,7 +22,26 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-LOCK_TIMEOUT = float(os.environ.get("DECK_LOCK_TIMEOUT", "600"))
+from deck.options import UsageError
+
+LOCK_TIMEOUT = 600.0  # seconds a build waits for another's lock, unless DECK_LOCK_TIMEOUT says
+
+
+def lock_timeout() -> float:
+    """`DECK_LOCK_TIMEOUT` (seconds, 0 or more), else `LOCK_TIMEOUT`; a bad value is a usage
+    error naming the variable."""
+    text = os.environ.get("DECK_LOCK_TIMEOUT", "").strip()
+    if not text:
+        return LOCK_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds < math.inf:
+        raise UsageError(
+            f"DECK_LOCK_TIMEOUT={text!r} must be a number of seconds, 0 or more (default 600)"
+        )
+    return seconds
 
 
 class LockTimeout(Exception):
@@ -32,6 +52,7 @@ class LockTimeout(Exception):
 def output_lock(out: Path, log: Callable[[str], None]) -> Iterator[None]:
     """Hold an advisory lock on the output folder itself (no lock file to leave behind; the
     kernel drops the lock when the build exits, however it exits)."""
+    limit = lock_timeout()
     out.mkdir(parents=True, exist_ok=True)
     fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -41,7 +62,7 @@ def output_lock(out: Path, log: Callable[[str], None]) -> Iterator[None]:
             if exc.errno not in (errno.EAGAIN, errno.EACCES):
                 raise
             log(f"waiting for another build writing into {out} to finish")
-            deadline = time.monotonic() + LOCK_TIMEOUT
+            deadline = time.monotonic() + limit
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -49,7 +70,7 @@ def output_lock(out: Path, log: Callable[[str], None]) -> Iterator[None]:
                 except OSError:
                     if time.monotonic() > deadline:
                         raise LockTimeout(
-                            f"another build still writes into {out} after {LOCK_TIMEOUT:g} s "
+                            f"another build still writes into {out} after {limit:g} s "
                             "(DECK_LOCK_TIMEOUT); nothing was written"
                         ) from None
                     time.sleep(0.1)

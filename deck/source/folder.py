@@ -82,6 +82,9 @@ def load_lesson(folder: Path) -> Lesson:
         section, problems = parse_section(path, display_path(path), text, dialect)
         sections.append(dataclasses.replace(section, settings=SectionSettings(config.lang)))
         diagnostics.extend(problems)
+        if not section.slides and all(d.severity != "error" for d in problems):
+            message = "the section has no slides: write one (`## Title`) or remove the file"
+            diagnostics.append(Diagnostic(Loc(section.rel, 1), "lesson", message))
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise DeckError(errors)
