@@ -36,7 +36,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
     t0 = time.perf_counter()
     log = progress.log
     targets = output_paths(source.name, options)
-    with output_lock(options.out, log):
+    with output_lock([options.out, options.figures, options.cache], log):
         clean_leftovers(targets)
         # unchanged? — the inputs and outputs hash as the last good build left them
         manifest = Manifest.load(options.cache / f"{source.name}.manifest.json")
