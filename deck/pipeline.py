@@ -105,11 +105,15 @@ def output_paths(name: str, options: Options) -> list[Path]:
 
 
 def _fingerprint(options: Options) -> dict[str, object]:
+    from deck.publish.printer import printer_key  # (light: no Playwright)
+
     return {
         "pdf": options.pdf,
         "single_file": options.single_file,
         "out": str(options.out.resolve()),
         "figures": str(options.figures.resolve()),
+        # a Chromium or font upgrade reprints the PDFs (their own key has it too)
+        "printer": printer_key(options.cache) if options.pdf else None,
     }
 
 
