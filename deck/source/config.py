@@ -46,6 +46,8 @@ def as_text(value: Any) -> str:
         return value.isoformat()
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise Invalid("must be text")
+    if "\u2063" in str(value):  # (the build's placeholders are made of it)
+        raise Invalid("holds U+2063 (invisible separator), which is reserved by the build")
     return str(value)
 
 

@@ -188,3 +188,19 @@ def test_the_number_check_names_a_huge_whole_number_instead_of_overflowing():
     with pytest.raises(DataProblem, match="`a` must be a number"):
         number(10**400, "a")
     assert number(2**1000, "a") == 2**1000  # within a double's range
+
+
+@pytest.mark.parametrize("key", ["title", "subtitle", "footer"])
+def test_u2063_in_a_qmd_front_matter_text_is_an_error_at_its_line(tmp_path: Path, key: str):
+    text = '---\ntitle: "T"\nformat:\n  revealjs:\n    footer: "F"\n---\n\n## One\n\nhi\n'
+    (tmp_path / "talk").mkdir()
+    talk = tmp_path / "talk/talk.qmd"
+    talk.write_text(text)
+    assert run_cli(tmp_path, "talk/talk.qmd", "--no-pdf").returncode == 0
+    if key == "subtitle":
+        text = text.replace('title: "T"\n', 'title: "T"\nsubtitle: "S \u2063V3\u2063"\n')
+    else:
+        text = text.replace(f'{key}: "', f'{key}: "\u2063M0\u2063')
+    talk.write_text(text)
+    where = f"talk/talk.qmd:{line_of(text, key + ':')}"
+    assert_failed_cleanly(tmp_path, ["talk/talk.qmd", "--no-pdf"], where, says="U+2063")
