@@ -202,3 +202,57 @@ def test_dropping_is_journaled_and_rolled_back_with_the_rest(tmp_path: Path, mon
     publish(targets)
     assert (deck / "f").read_text() == "new" and not single.exists()
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["l"]
+
+
+KILLER = """
+import os, signal, sys
+from pathlib import Path
+
+sys.path.insert(0, sys.argv[1])
+at, renames, real = int(sys.argv[2]), [0], Path.rename
+
+
+def rename(self, to):  # publish's renames: a place to its old copy, a staging place in
+    if self.name.startswith(".staging-") or Path(to).name.startswith(".old-"):
+        renames[0] += 1
+        if renames[0] == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return real(self, to)
+
+
+Path.rename = rename
+from deck.cli import main
+
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+@pytest.mark.parametrize(("at", "again"), [(1, True), (2, False), (4, True), (5, False), (6, True)])
+def test_a_build_killed_inside_publish_leaves_nothing_behind_after_the_next(
+    tmp_path: Path, at: int, again: bool
+):
+    """A real build.py SIGKILLed before publish's rename number `at` (of six: the deck, the
+    figures and the single file, each moved aside and replaced); the next build, with or
+    without --single-file, leaves no staging or old copy and a consistent deck."""
+    write_lesson(tmp_path, SIMPLE)
+    assert run_cli(tmp_path, "cat", "--no-pdf", "--single-file").returncode == 0
+    section = tmp_path / "content/cat/01-a.md"
+    section.write_text(SIMPLE["01-a.md"].replace("6 * 7", "6 * 9"))
+    args = ["cat", "--no-pdf", "--single-file"]
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLER, str(ROOT), str(at), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == -9, proc.stderr  # killed where it was meant to be
+    assert any(p.name.startswith(".") for p in (tmp_path / "dist").iterdir())  # a leftover
+    ran = run_cli(tmp_path, "cat", "--no-pdf", *(["--single-file"] if again else []))
+    assert ran.returncode == 0, ran.stderr
+    assert stray(tmp_path) == []
+    assert "54" in (tmp_path / "dist/cat/index.html").read_text("utf-8")
+    single = tmp_path / "dist/cat.html"
+    assert single.is_file() is again
+    if again:
+        assert "54" in single.read_text("utf-8")
