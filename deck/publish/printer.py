@@ -70,9 +70,11 @@ def chromium_version(cache: Path) -> str:
         ran = subprocess.run(
             [exe, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
         )
-        version = ran.stdout.strip() or f"unknown (exit {ran.returncode})"
     except (OSError, subprocess.SubprocessError) as exc:
-        return f"unknown ({type(exc).__name__})"  # not cached: tried again next build
+        return f"unknown ({type(exc).__name__})"  # not cached: asked again next build
+    version = ran.stdout.strip()
+    if ran.returncode != 0 or not version:
+        return f"unknown (exit {ran.returncode})"  # (not cached either)
     known[str(real)] = {"key": key, "version": version}
     try:
         cache.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:\s*(<[^>]*>|\S+)", re.M)  # [id]: 
 VALUE = r"""\s*=\s*["']?([^"'\s>]+)"""  # an HTML attribute's value
 HTML_SRC = re.compile(r"<[a-z][\w-]*\b[^>]*?\s(?:src|poster|data|srcset)" + VALUE, re.I)
 HTML_LINK = re.compile(r"<link\b[^>]*?\shref" + VALUE, re.I)
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
 
 def outside(folder: Path, src: str) -> bool:
@@ -48,7 +49,9 @@ def outside(folder: Path, src: str) -> bool:
 
 
 def _text_refs(text: str) -> Iterator[tuple[int, str]]:
-    """(line offset in `text`, reference) for every file a piece of prose names."""
+    """(line offset in `text`, reference) for every file a piece of prose names (not in
+    `code spans`, which show text)."""
+    text = CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     used = {(m.group(2) or m.group(1)).strip().lower() for m in IMAGE_REF.finditer(text)}
     found = [(m.start(), m.group(1)) for m in IMAGE.finditer(text)]
     found += [(m.start(), m.group(1)) for m in HTML_SRC.finditer(text)]

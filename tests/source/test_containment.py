@@ -132,7 +132,8 @@ def test_paths_inside_the_folder_links_and_web_urls_still_build(tmp_path: Path):
     text = text.replace("footer: 页脚\n", "footer: 页脚\n    css: style.css\n", 1)
     text += (
         '\n## B {background-image="img/ok.png"}\n\n![内](img/inner.png)\n\n'
-        "[上一级的链接](../secret.txt) 与 ![网](https://example.org/a.png)\n"
+        "[上一级的链接](../secret.txt) 与 ![网](https://example.org/a.png)\n\n"
+        '行内代码 `<img src="/etc/hostname">` 只是文字。\n'
     )
     talk.write_text(text)
     build_ok(tmp_path, "proj/talk.qmd")
