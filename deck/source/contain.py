@@ -1,5 +1,6 @@
 """Containment: every local file a lesson or `.qmd` names for its slides (images, slide
-backgrounds, the logo, stylesheets, raw HTML `src`) lies inside its project folder.
+backgrounds, the logo, stylesheets, raw HTML `src`, `{{< include >}}`) lies inside its
+project folder.
 
 A path that leaves it (`../../etc/passwd`, `/etc/passwd`, `file:` URLs, a symlink pointing
 out) is an error at the line that names it, so that nothing outside is ever copied into, or
@@ -24,6 +25,7 @@ DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:\s*(<[^>]*>|\S+)", re.M)  # [id]: 
 VALUE = r"""\s*=\s*["']?([^"'\s>]+)"""  # an HTML attribute's value
 HTML_SRC = re.compile(r"<[a-z][\w-]*\b[^>]*?\s(?:src|poster|data|srcset)" + VALUE, re.I)
 HTML_LINK = re.compile(r"<link\b[^>]*?\shref" + VALUE, re.I)
+INCLUDE = re.compile(r"\{\{<\s*include\s+(\S+?)\s*>\}\}")  # Quarto's include shortcode
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
 
@@ -56,6 +58,7 @@ def _text_refs(text: str) -> Iterator[tuple[int, str]]:
     found = [(m.start(), m.group(1)) for m in IMAGE.finditer(text)]
     found += [(m.start(), m.group(1)) for m in HTML_SRC.finditer(text)]
     found += [(m.start(), m.group(1)) for m in HTML_LINK.finditer(text)]
+    found += [(m.start(), m.group(1)) for m in INCLUDE.finditer(text)]
     found += [
         (m.start(), m.group(2))
         for m in DEFINITION.finditer(text)

@@ -73,6 +73,7 @@ SLIDE_ESCAPES = [
     ('## B\n\n<iframe src="../../proj/../secret.txt"></iframe>\n', "iframe"),
     ("## B\n\n![泄露][s]\n\n[s]: ../secret.png\n", "[s]:"),
     ("## B\n\n::: notes\n讲稿 ![泄露](../secret.png)\n:::\n", "讲稿"),
+    ("## B\n\n{{< include ../secret.txt >}}\n", "include"),
 ]
 
 
