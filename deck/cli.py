@@ -12,7 +12,7 @@ from deck.errors import DeckError
 from deck.options import Options, UsageError
 from deck.pipeline import build
 from deck.progress import LogOnly, ProgressDisplay
-from deck.publish.journal import LockTimeout
+from deck.publish.journal import LockTimeout, lock_timeout
 from deck.source.registry import sources_for
 
 # True whenever a build stops early: publishing is all-or-nothing (see deck.publish).
@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
+    try:
+        lock_timeout()  # read before anything is built: a bad value is bad usage
+    except UsageError as exc:
+        p.error(str(exc))
     try:
         sources = sources_for(args.lessons, args.content)  # [] when none are named
     except UsageError as exc:

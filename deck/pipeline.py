@@ -36,7 +36,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
     t0 = time.perf_counter()
     log = progress.log
     targets = output_paths(source.name, options)
-    with output_lock(options.out, log):
+    with output_lock([options.out, options.figures, options.cache], log):
         clean_leftovers(targets)
         # unchanged? — the inputs and outputs hash as the last good build left them
         manifest = Manifest.load(options.cache / f"{source.name}.manifest.json")
@@ -105,11 +105,15 @@ def output_paths(name: str, options: Options) -> list[Path]:
 
 
 def _fingerprint(options: Options) -> dict[str, object]:
+    from deck.publish.printer import printer_key  # (light: no Playwright)
+
     return {
         "pdf": options.pdf,
         "single_file": options.single_file,
         "out": str(options.out.resolve()),
         "figures": str(options.figures.resolve()),
+        # a Chromium or font upgrade reprints the PDFs (their own key has it too)
+        "printer": printer_key(options.cache) if options.pdf else None,
     }
 
 

@@ -7,10 +7,13 @@ import json
 import shutil
 from pathlib import Path
 
+from deck.errors import DeckError, Diagnostic, Loc
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.assets import copy_assets
 from deck.publish.exporter import DECK, Built, Exported, file_digest
+
+OUT = "outside the project folder: nothing was published"
 
 
 class HtmlDeck:
@@ -41,7 +44,11 @@ class HtmlDeck:
         for figure in deck.figures:
             shutil.copyfile(figure, staging / "figures" / figure.name)
             shutil.copyfile(figure, figures / figure.name)
+        folder = built.lesson.path.resolve()
         for published, source in deck.media:  # images and stylesheets the slides name
+            if folder not in source.resolve().parents:  # (deck.source.contain says where)
+                message = f"`{published}` would come from {source}, {OUT}"
+                raise DeckError([Diagnostic(Loc(str(built.lesson.path), 1), "media", message)])
             (staging / published).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, staging / published)
         (staging / "index.html").write_text(deck.html, "utf-8")

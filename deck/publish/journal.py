@@ -1,9 +1,9 @@
 """Publishing a lesson's output: one build at a time, both folders or neither, never half-written.
 
-A build takes the output folder's lock, fills staging folders with names of
-its own, and publishes them by renames recorded in a journal: if the build is killed halfway,
-the next build of the lesson rolls the journal forward, so `dist/<lesson>` and
-`figures/<lesson>` are always both the old or both the new build.
+A build takes the lock of every folder it writes, fills staging places with names of its own,
+and publishes them by renames recorded in a journal: if the build is killed halfway, the next
+build of the lesson rolls the journal forward, so `dist/<lesson>`, `figures/<lesson>` and
+`dist/<lesson>.html` (made, kept or dropped) are always all the old or all the new build.
 """
 
 from __future__ import annotations
@@ -11,17 +11,37 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
+import math
 import os
 import re
 import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-LOCK_TIMEOUT = float(os.environ.get("DECK_LOCK_TIMEOUT", "600"))
+from deck.options import UsageError
+
+LOCK_TIMEOUT = 600.0  # seconds a build waits for another's lock, unless DECK_LOCK_TIMEOUT says
+
+
+def lock_timeout() -> float:
+    """`DECK_LOCK_TIMEOUT` (seconds, 0 or more), else `LOCK_TIMEOUT`; a bad value is a usage
+    error naming the variable."""
+    text = os.environ.get("DECK_LOCK_TIMEOUT", "").strip()
+    if not text:
+        return LOCK_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds < math.inf:
+        raise UsageError(
+            f"DECK_LOCK_TIMEOUT={text!r} must be a number of seconds, 0 or more (default 600)"
+        )
+    return seconds
 
 
 class LockTimeout(Exception):
@@ -29,19 +49,35 @@ class LockTimeout(Exception):
 
 
 @contextmanager
-def output_lock(out: Path, log: Callable[[str], None]) -> Iterator[None]:
-    """Hold an advisory lock on the output folder itself (no lock file to leave behind; the
-    kernel drops the lock when the build exits, however it exits)."""
-    out.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+def output_lock(folders: list[Path], log: Callable[[str], None]) -> Iterator[None]:
+    """Hold an advisory lock on every folder a build writes (out, figures, cache), each on the
+    folder itself (no lock file to leave behind; the kernel drops the lock when the build
+    exits, however it exits). Taken in one order, so two builds sharing any of them never
+    deadlock: the second waits, up to `DECK_LOCK_TIMEOUT` seconds in all."""
+    limit = lock_timeout()
+    deadline = time.monotonic() + limit
+    by_place: dict[Path, Path] = {}
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        by_place.setdefault(folder.resolve(), folder)
+    with ExitStack() as held:
+        for _, folder in sorted(by_place.items()):
+            held.enter_context(_folder_lock(folder, log, limit, deadline))
+        yield
+
+
+@contextmanager
+def _folder_lock(
+    folder: Path, log: Callable[[str], None], limit: float, deadline: float
+) -> Iterator[None]:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.EACCES):
                 raise
-            log(f"waiting for another build writing into {out} to finish")
-            deadline = time.monotonic() + LOCK_TIMEOUT
+            log(f"waiting for another build writing into {folder} to finish")
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -49,7 +85,7 @@ def output_lock(out: Path, log: Callable[[str], None]) -> Iterator[None]:
                 except OSError:
                     if time.monotonic() > deadline:
                         raise LockTimeout(
-                            f"another build still writes into {out} after {LOCK_TIMEOUT:g} s "
+                            f"another build still writes into {folder} after {limit:g} s "
                             "(DECK_LOCK_TIMEOUT); nothing was written"
                         ) from None
                     time.sleep(0.1)
@@ -60,10 +96,13 @@ def output_lock(out: Path, log: Callable[[str], None]) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Target:
-    """A published folder (`dist/<lesson>`) and the names of its staging and old copies."""
+    """A published place (the folder `dist/<lesson>`, the file `dist/<lesson>.html`) and the
+    names of its staging and old copies; `drop`: the place is removed (an output this build
+    does not make any more), with the same journal as a replacement."""
 
     path: Path
     build_id: str
+    drop: bool = False
 
     @property
     def staging(self) -> Path:
@@ -92,7 +131,7 @@ def clean_leftovers(targets: list[Path]) -> None:
         if journal.is_file():
             try:
                 steps = json.loads(journal.read_text("utf-8"))
-                _roll_forward([Target(Path(t), b) for t, b in steps])
+                _roll_forward([Target(Path(t), b, *drop) for t, b, *drop in steps])
             except (OSError, ValueError, TypeError):
                 pass
             journal.unlink(missing_ok=True)
@@ -106,7 +145,10 @@ def clean_leftovers(targets: list[Path]) -> None:
 
 def _roll_forward(targets: list[Target]) -> None:
     for t in targets:
-        if t.staging.is_dir():
+        if t.drop:
+            if t.path.exists() or t.path.is_symlink():
+                _remove(t.path)
+        elif t.staging.exists():  # a folder, or a file (the single file)
             if t.path.exists() and not t.old.exists():
                 t.path.rename(t.old)
             elif t.path.exists():
@@ -128,7 +170,7 @@ def publish(targets: list[Target]) -> None:
     between them; an error in a rename rolls the finished ones back before raising.
     """
     journal = journal_path(targets[0].path)
-    steps = json.dumps([[str(t.path), t.build_id] for t in targets])
+    steps = json.dumps([[str(t.path), t.build_id, t.drop] for t in targets])
     tmp = journal.with_name(journal.name + f".{targets[0].build_id}")
     tmp.write_text(steps, "utf-8")
     os.replace(tmp, journal)
@@ -139,6 +181,9 @@ def publish(targets: list[Target]) -> None:
             had_old = t.path.exists()
             if had_old:
                 t.path.rename(t.old)
+            if t.drop:
+                done.append((t, had_old))
+                continue
             try:
                 t.staging.rename(t.path)
             except OSError:
@@ -148,7 +193,8 @@ def publish(targets: list[Target]) -> None:
             done.append((t, had_old))
     except BaseException:
         for t, had_old in reversed(done):
-            t.path.rename(t.staging)
+            if not t.drop:
+                t.path.rename(t.staging)
             if had_old:
                 t.old.rename(t.path)
         journal.unlink(missing_ok=True)

@@ -7,11 +7,11 @@ by deck.js), web fonts, and every image decoded. Never a fixed sleep.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from deck.publish.printer import chromium_executable
 from deck.theme import (
     HANDOUT_MARGINS,
     HANDOUT_PAPER,
@@ -79,8 +79,7 @@ FOOTER = (
 
 def chromium_path() -> str | None:
     """Debian's Chromium (or $DECK_CHROMIUM); None lets Playwright use its own browser."""
-    candidate = os.environ.get("DECK_CHROMIUM") or shutil.which("chromium")
-    return candidate or None
+    return chromium_executable()
 
 
 def launch(playwright):  # noqa: ANN001, ANN201 - Playwright's types are dynamic

@@ -12,6 +12,7 @@ from pathlib import Path
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported
+from deck.publish.printer import printer_key
 from deck.theme import ENGINE, PDFS, VIEW_OF_LAYOUT
 
 # Chromium stamps each PDF with the time it was printed; the rest of its bytes follow the deck.
@@ -38,10 +39,12 @@ class Pdfs:
         return tuple(PDFS)
 
     def made_from(self, built: Built) -> dict[str, str] | None:
-        """The printer, every file the page loads (assets, figures, media: the deck folder's
-        subfolders), and the page as the PDF's layout shows it (`RenderedDeck.views`)."""
+        """The printer (its code, Chromium's version, the installed fonts), every file the
+        page loads (assets, figures, media: the deck folder's subfolders), and the page as the
+        PDF's layout shows it (`RenderedDeck.views`)."""
         folder = built.staging[DECK]
         base = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())
+        base.update(printer_key(built.options.cache).encode())  # Chromium's version, the fonts
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             rel = path.relative_to(folder)
             if len(rel.parts) > 1:

@@ -12,7 +12,7 @@ from deck.publish.exporter import DECK, Built, Exported, file_digest
 
 class SingleFile:
     name = "single file"
-    why_not = ""
+    why_not = "build with --single-file to make it again"
 
     def wanted(self, options: Options) -> bool:
         return options.single_file

@@ -29,8 +29,11 @@ def _local(ref: str) -> bool:
     return not parts.scheme and not parts.netloc and not ref.startswith("#")
 
 
-def _file(base: Path, ref: str) -> Path:
-    return (base / unquote(urlsplit(ref).path)).resolve()
+def _file(base: Path, ref: str, root: Path) -> Path | None:
+    """The file `ref` names, relative to `base`, when it lies in the deck's folder `root`
+    (nothing outside it is ever inlined: `/etc/passwd`, `../..`, a symlink out)."""
+    path = (base / unquote(urlsplit(ref).path)).resolve()
+    return path if root in path.parents else None
 
 
 def data_url(path: Path) -> str:
@@ -39,7 +42,7 @@ def data_url(path: Path) -> str:
     return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
-def inline_css(css: str, base: Path) -> str:
+def inline_css(css: str, base: Path, root: Path) -> str:
     """`url(...)` references in a stylesheet (resolved against `base`) become data: URLs; a
     local file that does not exist (a font format the deck does not ship) becomes an empty
     data: URL, so nothing is requested."""
@@ -48,8 +51,8 @@ def inline_css(css: str, base: Path) -> str:
         ref = m.group(2).strip()
         if not _local(ref):
             return m.group(0)
-        path = _file(base, ref)
-        return f'url("{data_url(path) if path.is_file() else "data:,"}")'
+        path = _file(base, ref, root)
+        return f'url("{data_url(path) if path and path.is_file() else "data:,"}")'
 
     return CSS_URL.sub(replace, css)
 
@@ -69,28 +72,31 @@ def inline_deck(index_html: Path) -> str:
         href = attrs.get("href", "")
         if attrs.get("rel", "").lower() != "stylesheet" or not _local(href):
             return m.group(0)
-        path = _file(root, href)
+        path = _file(root, href, root)
+        if path is None or not path.is_file():
+            return m.group(0)
         keep = "".join(
             f" {k}" + (f'="{v}"' if v else "") for k, v in attrs.items() if k not in {"rel", "href"}
         )
-        return f"<style{keep}>{inline_css(path.read_text('utf-8'), path.parent)}</style>"
+        return f"<style{keep}>{inline_css(path.read_text('utf-8'), path.parent, root)}</style>"
 
     def script(m: re.Match[str]) -> str:
         src = m.group(2)
-        if not _local(src):
+        path = _file(root, src, root) if _local(src) else None
+        if path is None or not path.is_file():
             return m.group(0)
         attrs = (m.group(1) + m.group(3)).rstrip()
-        return f"<script{attrs}>{_script_text(_file(root, src).read_text('utf-8'))}</script>"
+        return f"<script{attrs}>{_script_text(path.read_text('utf-8'))}</script>"
 
     def media(m: re.Match[str]) -> str:
         ref = m.group(2)
-        path = _file(root, ref) if _local(ref) else None
+        path = _file(root, ref, root) if _local(ref) else None
         if path is None or not path.is_file():
             return m.group(0)
         return m.group(1) + data_url(path) + m.group(3)
 
     def style(m: re.Match[str]) -> str:
-        return m.group(1) + inline_css(m.group(2), root) + m.group(3)
+        return m.group(1) + inline_css(m.group(2), root, root) + m.group(3)
 
     page = STYLE.sub(style, page)  # styles written in the page itself (widgets)
     page = LINK.sub(link, page)

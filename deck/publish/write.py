@@ -28,12 +28,18 @@ RECORD = ".build-stamp"  # in dist/<lesson>: what each kept file was made from, 
 
 
 def output_places(name: str, options: Options) -> dict[str, Path]:
-    """Every place a build of `name` replaces (its deck folder, figures, single file…)."""
+    """Every place a build of `name` replaces (its deck folder, figures, single file…), or
+    drops when its exporter is not wanted (the single file of an earlier `--single-file`)."""
     places: dict[str, Path] = {}
     for exporter in EXPORTERS:
-        if exporter.wanted(options) or DECK in exporter.places(name, options):
-            places.update(exporter.places(name, options))
+        places.update(exporter.places(name, options))
     return places
+
+
+def dropped_places(name: str, options: Options) -> set[str]:
+    """The places only unwanted exporters fill: removed by this build."""
+    wanted = {p for e in EXPORTERS if e.wanted(options) for p in e.places(name, options)}
+    return set(output_places(name, options)) - wanted
 
 
 def previous_record(folder: Path) -> dict[str, dict[str, Any]]:
@@ -52,7 +58,8 @@ def write(lesson: Lesson, deck: RenderedDeck, options: Options, progress: Progre
     log = progress.log
     build_id = new_build_id()
     places = output_places(lesson.name, options)
-    targets = {place: Target(path, build_id) for place, path in places.items()}
+    drop = dropped_places(lesson.name, options)
+    targets = {place: Target(path, build_id, place in drop) for place, path in places.items()}
     built = Built(lesson, deck, options, {p: t.staging for p, t in targets.items()})
     before = previous_record(places[DECK])
     record: dict[str, dict[str, Any]] = {"inputs": {}, "digests": {}, "warnings": {}}
@@ -84,6 +91,7 @@ def write(lesson: Lesson, deck: RenderedDeck, options: Options, progress: Progre
             f for e in EXPORTERS for f in e.files(built) if (built.staging[DECK] / f).is_file()
         ]
         (built.staging[DECK] / RECORD).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
+        gone = {place: places[place].exists() for place in drop}
         publish(list(targets.values()))
     finally:
         for target in targets.values():
@@ -91,8 +99,12 @@ def write(lesson: Lesson, deck: RenderedDeck, options: Options, progress: Progre
                 shutil.rmtree(target.staging, ignore_errors=True)
             else:
                 target.staging.unlink(missing_ok=True)
-    others = [str(targets[p].path) for p in places if p not in (DECK, "figures")]
+    others = [str(places[p]) for p in places if p not in (DECK, "figures", *drop)]
     log(f"  wrote   {places[DECK]}/" + ", ".join(staged + others))
+    why = {p: e.why_not for e in EXPORTERS for p in e.places(lesson.name, options)}
+    for place in drop:
+        if gone.get(place):
+            log(f"  removed {places[place]}: made by an earlier build ({why[place]})")
     warnings = [w for ws in record["warnings"].values() for w in ws]
     for warning in warnings:
         log(warning)

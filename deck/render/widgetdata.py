@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 
@@ -42,11 +43,16 @@ def mapping(
 
 
 def number(value: Any, path: str, low: float | None = None, high: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not finite(value):
         raise DataProblem(f"{described(path)} must be a number, not {json.dumps(value)[:40]}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise DataProblem(f"{described(path)} is {value}, outside [{low}, {high}]")
     return value
+
+
+def finite(value: int | float) -> bool:
+    """Finite and within a double's range (a whole number may be larger: 10**400)."""
+    return abs(value) <= sys.float_info.max if isinstance(value, int) else math.isfinite(value)
 
 
 def index(value: Any, path: str, count: int) -> int:

@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import sys
 from typing import Any
 
 from deck.model import Loc, WidgetKind
-from deck.render.widgetdata import DataProblem
+from deck.render.widgetdata import DataProblem, path_at
 
 ATTRIBUTES = {"kind", "data", "id"}  # what a `::: {.widget}` directive may set
+# the note the worker puts after a value cut at `exec.output` characters (execute.capture)
+CUT = re.compile(r"\n… output truncated: ([\d,]+) characters, showing the first ([\d,]+)$")
 
 
 # ---- the directive ---------------------------------------------------------------------------
@@ -63,10 +67,20 @@ def directive_problem(attrs: dict[str, str], kinds: dict[str, str]) -> str | Non
 def checked_data(kind: WidgetKind, text: str | None) -> Any:
     """The data to embed for a widget of `kind`, from the JSON text the worker made. The
     kind's check raises DataProblem; anything else it raises is reported as its own bug."""
+    cut = CUT.search(text or "")
+    if cut:
+        total, limit = cut.groups()
+        raise DataProblem(
+            f"its JSON is {total} characters, over the limit of {limit} characters of output "
+            "(raise `exec.output` in the lesson's settings, or embed less)"
+        )
     try:
         data = json.loads(text or "")
     except ValueError:
         raise DataProblem(f"data is not JSON: {(text or '')[:80]!r}") from None
+    huge = too_large(data, "")
+    if huge is not None:
+        raise DataProblem(f"{huge} is a whole number too large for JavaScript (over 1.8e308)")
     try:
         return kind.check(data)
     except DataProblem:
@@ -74,6 +88,19 @@ def checked_data(kind: WidgetKind, text: str | None) -> Any:
     except Exception as exc:
         where = kind.source.name
         raise DataProblem(f"{where}'s check raised {type(exc).__name__}: {exc}") from None
+
+
+def too_large(value: Any, path: str) -> str | None:
+    """The JSON path of the first whole number beyond a double's range (JavaScript reads it
+    as Infinity), or None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return None if abs(value) <= sys.float_info.max else f"`{path}`" if path else "the data"
+    if isinstance(value, dict | list):
+        for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+            found = too_large(item, path_at(path, key))
+            if found is not None:
+                return found
+    return None
 
 
 def widget_html(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
 import yaml
+
+from deck.source.config import seconds_problem
 
 # Cell options Quarto knows that only shape its own HTML or its own cache: in a .qmd they are
 # read and named in a warning, not applied.
@@ -132,9 +135,14 @@ def _positive(key: str, unit: str) -> Callable[[Any], str | None]:
     def check(v: Any) -> str | None:
         if isinstance(v, bool) or not isinstance(v, int | float):
             return f"cell option `{key}` must be a number of {unit}"
-        return None if v > 0 else f"cell option `{key}` must be positive"
+        return None if 0 < v < math.inf else f"cell option `{key}` must be positive and finite"
 
     return check
+
+
+def _seconds(v: Any) -> str | None:
+    problem = seconds_problem(v)
+    return f"cell option `timeout` {problem}" if problem else None
 
 
 def _one_of(key: str, *words: str) -> Callable[[Any], str | None]:
@@ -173,7 +181,7 @@ CELL_OPTIONS: dict[str, Callable[[Any], str | None]] = {
         "output-location", "default", "fragment", "slide", "column", "column-fragment"
     ),
     "code-line-numbers": _line_numbers,
-    "timeout": _positive("timeout", "seconds"),
+    "timeout": _seconds,
 }
 
 
@@ -184,3 +192,26 @@ def option_problem(key: str, value: Any) -> str | None:
         known = ", ".join(sorted(CELL_OPTIONS))
         return f"unknown cell option `{key}` (known: {known})"
     return check(value)
+
+
+def front_matter_end(lines: list[str]) -> int | None:
+    """The closing line's index when the file opens like YAML front matter: `---`, at once
+    `key: value` lines, then `---` or `...`."""
+    if len(lines) < 3 or lines[0].strip() != "---" or not lines[1].strip():
+        return None
+    end = next((k for k in range(1, len(lines)) if lines[k].strip() in ("---", "...")), None)
+    if end is None:
+        return None
+    try:
+        data = read_yaml("\n".join(lines[1:end]))
+    except YAML_PROBLEMS:
+        return None
+    return end if isinstance(data, dict) and data else None
+
+
+def front_matter_note(lines: list[str]) -> str:
+    """The warning for a section file that opens like front matter (see `front_matter_end`)."""
+    return (
+        f"lines 1-{(front_matter_end(lines) or 0) + 1} look like YAML front matter, which "
+        "section files do not have: they are shown as a slide (lesson settings go in lesson.yml)"
+    )

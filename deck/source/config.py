@@ -47,6 +47,8 @@ def as_text(value: Any) -> str:
         return value.isoformat()
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise Invalid("must be text")
+    if "\u2063" in str(value):  # (the build's placeholders are made of it)
+        raise Invalid("holds U+2063 (invisible separator), which is reserved by the build")
     return str(value)
 
 
@@ -56,11 +58,30 @@ def _int(value: Any) -> int:
     return value
 
 
-def _positive_seconds(value: Any) -> float:
+SEED_LIMIT = 2**32  # random, numpy and torch all accept 0 <= seed < 2**32
+MAX_TIMEOUT = 1_000_000  # seconds (11.6 days); the worker's interval timer takes no more
+
+
+def _seed(value: Any) -> int:
+    n = _int(value)
+    if not 0 <= n < SEED_LIMIT:
+        raise Invalid(f"must be from 0 to {SEED_LIMIT - 1:,} (2**32 - 1: numpy's range)")
+    return n
+
+
+def seconds_problem(value: Any) -> str | None:
+    """What is wrong with a time limit in seconds (`exec.timeout`, `#| timeout:`), or None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise Invalid("must be a number of seconds")
-    if not value > 0:
-        raise Invalid("must be more than 0 seconds")
+        return "must be a number of seconds"
+    if not 0 < value <= MAX_TIMEOUT:  # also NaN; infinity is over the limit
+        return f"must be more than 0 and at most {MAX_TIMEOUT:,} seconds"
+    return None
+
+
+def _positive_seconds(value: Any) -> float:
+    problem = seconds_problem(value)
+    if problem:
+        raise Invalid(problem)
     return float(value)
 
 
@@ -93,7 +114,7 @@ def _output_chars(value: Any) -> int:
 
 
 EXEC_SCHEMA: dict[str, Check] = {
-    "seed": _int,
+    "seed": _seed,
     "timeout": _positive_seconds,
     "memory": _memory_mb,
     "output": _output_chars,

@@ -9,6 +9,7 @@ from pathlib import Path
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson, LessonConfig, Loc, SectionSettings
 from deck.source.config import parse_config
+from deck.source.contain import escapes
 from deck.source.scanner import Dialect, parse_section
 from deck.source.widgetkinds import load_widget_kinds
 
@@ -85,8 +86,13 @@ def load_lesson(folder: Path) -> Lesson:
         )
         sections.append(dataclasses.replace(section, settings=settings))
         diagnostics.extend(problems)
+        if not section.slides and all(d.severity != "error" for d in problems):
+            message = "the section has no slides: write one (`## Title`) or remove the file"
+            diagnostics.append(Diagnostic(Loc(section.rel, 1), "lesson", message))
+    lesson = Lesson(folder.name, folder, tuple(sections), config, (), widgets)
+    diagnostics.extend(escapes(lesson))
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise DeckError(errors)
     warnings = tuple(d for d in diagnostics if d.severity != "error")
-    return Lesson(folder.name, folder, tuple(sections), config, warnings, widgets)
+    return dataclasses.replace(lesson, warnings=warnings)

@@ -33,6 +33,7 @@ from deck.model import (
     Slide,
     walk_blocks,
 )
+from deck.source.contain import escapes
 from deck.source.folder import display_path, read_text
 from deck.source.qmdconfig import merge, parse_quarto_config, quarto_config
 from deck.source.replay import replayed
@@ -66,11 +67,13 @@ def load_qmd(path: Path) -> Lesson:
     sections = parts(path, rel, lines, body, config, locs, diagnostics)
     if not any(s.slides for s in sections):
         diagnostics.append(Diagnostic(Loc(rel, 1), "lesson", "the file has no slides"))
+    lesson = Lesson(path.stem, path.parent, tuple(sections), config)
+    diagnostics.extend(escapes(lesson, locs))
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise DeckError(errors)
     warnings = tuple(d for d in diagnostics if d.severity != "error")
-    return Lesson(path.stem, path.parent, tuple(sections), config, warnings)
+    return dataclasses.replace(lesson, warnings=warnings)
 
 
 def front_matter(

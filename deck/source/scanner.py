@@ -30,6 +30,8 @@ from deck.model import (
 from deck.source.attributes import (
     QUARTO_ONLY_OPTIONS,
     YAML_PROBLEMS,
+    front_matter_end,
+    front_matter_note,
     line_steps,
     option_problem,
     parse_attrs,
@@ -46,6 +48,8 @@ UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
 ENGINE = re.compile(r"^[\w-]*")
+MAX_NESTING = 100  # `:::` blocks inside one another (deeper would exhaust Python's stack)
+MARK = "\u2063"  # the invisible separator: the engine's own placeholders are made of it
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,7 @@ class Scanner:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     inlines: list[InlineExpr] = field(default_factory=list)
     pos: int = 0
+    depth: int = 0  # `:::` blocks open around the line being read
 
     def loc(self, index: int) -> Loc:
         return Loc(self.rel, index + 1)
@@ -84,6 +89,9 @@ class Scanner:
 
     def inline(self, text: str, index: int) -> str:
         """Replace `{python} expr` spans by placeholders and record the expressions."""
+        if MARK in text:
+            text = text.replace(MARK, "")
+            self.error(index, "parse", "U+2063 (invisible separator) is reserved by the build")
 
         def sub(m: re.Match[str]) -> str:
             expr = InlineExpr(len(self.inlines), m.group(1), self.loc(index))
@@ -280,8 +288,24 @@ class Scanner:
             attrs: dict[str, str] = {}
         else:
             classes, attrs = parsed
+        if self.depth >= MAX_NESTING:
+            self.error(start, "parse", f"`:::` blocks nest more than {MAX_NESTING} deep")
+            self.skip_div()
+            return None
         opening = Opening(start, m.group(1), spec, tuple(classes), attrs)
-        return kind_for(opening.classes).parse(self, opening)
+        self.depth += 1
+        try:
+            return kind_for(opening.classes).parse(self, opening)
+        finally:
+            self.depth -= 1
+
+    def skip_div(self) -> None:
+        """Past the `:::` closing the block just opened, counting (not parsing) those inside."""
+        level = 1
+        while self.pos < len(self.lines) and level:
+            line = self.lines[self.pos]
+            level += 1 if DIV_OPEN.match(line) else -1 if DIV_CLOSE.match(line) else 0
+            self.pos += 1
 
     def body(self) -> tuple[list[Block], bool]:
         """The blocks up to the closing `:::` of the block being read, and whether it came."""
@@ -351,21 +375,6 @@ class Scanner:
         return slides
 
 
-def front_matter_end(lines: list[str]) -> int | None:
-    """The closing line's index when the file opens like YAML front matter: `---`, at once
-    `key: value` lines, then `---` or `...`."""
-    if len(lines) < 3 or lines[0].strip() != "---" or not lines[1].strip():
-        return None
-    end = next((k for k in range(1, len(lines)) if lines[k].strip() in ("---", "...")), None)
-    if end is None:
-        return None
-    try:
-        data = read_yaml("\n".join(lines[1:end]))
-    except YAML_PROBLEMS:
-        return None
-    return end if isinstance(data, dict) and data else None
-
-
 def parse_section(
     path: Path, rel: str, text: str, dialect: Dialect = LESSON
 ) -> tuple[Section, list[Diagnostic]]:
@@ -377,17 +386,8 @@ def parse_section(
     """
     lines = text.replace("\r\n", "\n").split("\n")
     scanner = Scanner(rel, lines, dialect)
-    end = front_matter_end(lines)
-    if end is not None:
-        scanner.diagnostics.append(
-            Diagnostic(
-                scanner.loc(0),
-                "parse",
-                f"lines 1-{end + 1} look like YAML front matter, which section files do not "
-                "have: they are shown as a slide (lesson settings go in lesson.yml)",
-                "warning",
-            )
-        )
+    if front_matter_end(lines) is not None:
+        scanner.warn(0, "parse", front_matter_note(lines))
     slides = scanner.slides()
     section = Section(
         path=path,
