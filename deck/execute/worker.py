@@ -35,6 +35,7 @@ from deck.execute.capture import CappedText, truncated
 from deck.execute.deps import Recorder
 from deck.execute.figures import save_open_figures
 from deck.execute.job import CellJob, JobSpec
+from deck.execute.observe import distrust_reset_mtimes, watch
 from deck.model import CellResult, Figure, Output, SectionResult
 from deck.show import inline_text, to_output
 from deck.theme import ENGINE
@@ -236,7 +237,7 @@ def _limit_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _prepare(job: JobSpec) -> Recorder:
+def _prepare(job: JobSpec, engine_set: set[str]) -> Recorder:
     seed = job.seed
     Path(job.figure_dir).mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, job.lesson_dir)
@@ -248,8 +249,11 @@ def _prepare(job: JobSpec) -> Recorder:
     # Not dependencies: the section's own .md (tracebacks and warnings read its lines; its
     # code is in the key), the figures it writes and the job's own files.
     ignore = [job.md_file, job.figure_dir, job.job_dir]
-    recorder = Recorder(job.lesson_dir, str(ENGINE), ignore)
+    declared = {cell.line: cell.inputs for cell in job.cells if cell.inputs}
+    recorder = Recorder(job.lesson_dir, str(ENGINE), ignore, job.path, declared)
     sys.addaudithook(recorder.hook)
+    watch(recorder, engine_set)
+    distrust_reset_mtimes()
     _limit_memory(job.memory_mb)
     return recorder
 
@@ -267,16 +271,17 @@ def _set_figure_size(size: Sequence[float | None] | None) -> list[float] | None:
     return before
 
 
-def run_job(job: JobSpec, channel: Channel) -> dict[str, Any]:
+def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, Any]:
     path = job.path
     limit = job.output_limit
     figures = Path(job.figure_dir)
-    recorder = _prepare(job)
+    recorder = _prepare(job, engine_set)
     namespace: dict[str, Any] = {"__name__": "__main__"}
     cells_out = []
     started = time.perf_counter()
     for number, cell in enumerate(job.cells, start=1):
         channel.send(step="cell", index=number, line=cell.line, timeout=cell.timeout)
+        recorder.line = cell.line
         t0 = time.perf_counter()
         stdout = CappedText(limit)
         stem = cell.label or f"{job.section}-{number}"
@@ -332,6 +337,7 @@ def run_job(job: JobSpec, channel: Channel) -> dict[str, Any]:
     for number, item in enumerate(job.inlines, start=1):
         expr = item.expr
         channel.send(step="inline", index=number, line=item.line, timeout=job.timeout)
+        recorder.line = item.line
 
         def evaluate(expr: str = expr) -> str:
             code = compile(expr.strip(), path, "eval")
@@ -370,11 +376,13 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"
 def main() -> None:
     job_path, result_path, events_fd = sys.argv[1], sys.argv[2], int(sys.argv[3])
     job = JobSpec.from_json(json.loads(Path(job_path).read_text("utf-8")))
+    engine_set: set[str] = set()
     if not any(name in os.environ for name in THREAD_VARIABLES):  # else the user's choice
         for name in THREAD_VARIABLES:  # read when torch or numpy is imported, in the cells
             os.environ[name] = str(job.threads)
+        engine_set.update(THREAD_VARIABLES)
     channel = Channel(events_fd)
-    result = run_job(job, channel)
+    result = run_job(job, channel, engine_set)
     text = json.dumps(result, ensure_ascii=False)
     Path(result_path).write_text(text, "utf-8")
 
