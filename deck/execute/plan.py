@@ -94,6 +94,7 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
     store.prune({r.key for r in results.values()})
     ran = tuple(dict.fromkeys(executed))
     for name in ran:
+        warnings.extend(results[name].warnings)
         for dep in results[name].deps:
             if dep.kind == "unknown":
                 warnings.append(

@@ -86,9 +86,12 @@ class SectionResult:
     seconds: float
     figure_dir: str = ""  # where the figure files of this result are kept (cache folder)
     deps: tuple[Dependency, ...] = ()  # what the results depend on besides the key
+    warnings: tuple[str, ...] = ()  # from the run that computed it (a thread left running)
 
     def to_json(self) -> dict[str, Any]:
+        extra = {"warnings": list(self.warnings)} if self.warnings else {}
         return {
+            **extra,
             "key": self.key,
             "seconds": self.seconds,
             "inline": self.inline,
@@ -121,4 +124,5 @@ class SectionResult:
             ),
             figure_dir=figure_dir,
             deps=tuple(Dependency.from_json(d) for d in data.get("deps", ())),
+            warnings=tuple(str(w) for w in data.get("warnings", ())),
         )

@@ -313,3 +313,57 @@ def test_exception_with_an_unprintable_message_is_still_reported(
 ):
     folder = write_lesson(tmp_path, {"01-a.md": two_cells(code)})
     fails(tmp_path, at(folder, "01-a.md", "raise ", -1 if "Odd" in code else 1), says)
+
+
+# ---- what a cell leaves behind cannot hold the build or outlive it -----------------------------
+
+LEFT_RUNNING = {
+    "thread": "import threading, time\n"
+    'threading.Thread(target=time.sleep, args=(1000,), name="sleeper").start()',
+    "atexit": "import atexit, time\natexit.register(time.sleep, 1000)",
+}
+
+
+@pytest.mark.parametrize("what", sorted(LEFT_RUNNING))
+def test_a_leftover_thread_or_atexit_hook_cannot_hold_the_build(tmp_path: Path, what: str):
+    code = LEFT_RUNNING[what] + "\nx = 2"
+    folder = write_lesson(tmp_path, {"01-a.md": two_cells(code) + "\n`{python} x + 1`\n"})
+    t0 = time.monotonic()
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
+    seconds = time.monotonic() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert seconds < 15, f"the build took {seconds:.1f} s"
+    values = json.loads((tmp_path / "dist/cat/values.json").read_text("utf-8"))
+    assert [v["text"] for v in values["values"]] == ["3"]
+    where = at(folder, "01-a.md", "```{python}", 2)
+    kind = "thread 'sleeper'" if what == "thread" else "an atexit hook registered"
+    warnings = [line for line in proc.stderr.splitlines() if ": warning: " in line]
+    assert len(warnings) == 1 and warnings[0].startswith(f"{where}: warning: {kind}"), warnings
+    assert "still running 2 s after the section ended: stopped" in warnings[0]
+    assert processes_with(os.environ["TMPDIR"]) == []
+
+
+def test_processes_that_leave_the_group_do_not_outlive_the_build(tmp_path: Path):
+    marker = f"1000.{os.getpid()}4545"
+    pids = tmp_path / "pids.txt"
+    code = f"""
+import os, subprocess
+subprocess.Popen(["setsid", "sleep", "{marker}1"])
+subprocess.Popen(["sleep", "{marker}2"], start_new_session=True)
+if os.fork() == 0:  # a double fork: the grandchild is orphaned at once
+    os.setsid()
+    if os.fork() == 0:
+        with open({str(pids)!r}, "a") as f:
+            f.write(f"{{os.getpid()}}\\n")
+        os.execvp("sleep", ["sleep", "{marker}3"])
+    os._exit(0)
+x = 2
+"""
+    write_lesson(tmp_path, {"01-a.md": two_cells(code)})
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    (pid,) = [int(p) for p in pids.read_text().split()]
+    time.sleep(0.2)
+    assert processes_with(marker) == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
