@@ -73,6 +73,7 @@ class Recorder:
         self.cell_file = cell_file  # the file name the cells are compiled with
         self.declared = declared or {}  # a cell's line -> its `#| inputs:` patterns
         self.line = 0  # the line of the cell (or inline expression) running now
+        self.on_write: Any = None  # told of each file written in the lesson folder, at once
         self.active = True
         self.lesson_dir = _real(lesson_dir)
         self.deck_dir = _real(deck_dir)
@@ -153,6 +154,9 @@ class Recorder:
             reads = access in (os.O_RDONLY, os.O_RDWR)
             writes = access in (os.O_WRONLY, os.O_RDWR) or bool(flags & os.O_CREAT)
             fresh = bool(flags & (os.O_TRUNC | os.O_EXCL))
+        if writes and path not in self.written and self.on_write is not None:
+            if _under(path, self.lesson_dir):
+                self.on_write(path)  # the preview must know before the file's event arrives
         if writes and fresh:
             self.written.add(path)  # made by the section (a temporary file, say): no input
         if reads and path not in self.read and path not in self.written:

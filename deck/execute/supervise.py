@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from deck.execute.ending import kill_descendants
+from deck.execute.written import note
 from deck.theme import ROOT, STATIC
 
 GRACE = 2.0  # seconds a step may overrun its limit before its process group is killed
@@ -183,6 +184,9 @@ def _advance(step: Step, line: bytes) -> bool:
     try:
         event: Any = json.loads(line)
         kind = event["step"]
+        if kind == "wrote":  # a cell wrote a file in the lesson folder: the preview ignores it
+            note(str(event["path"]))
+            return False
         if kind == "finish":
             index, where, limit = step.index, step.line, FINISH_LIMIT
         else:

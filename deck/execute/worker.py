@@ -242,6 +242,7 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
     limit = job.output_limit
     figures = Path(job.figure_dir)
     recorder = _prepare(job, engine_set)
+    recorder.on_write = lambda written: channel.send(step="wrote", path=written)
     namespace: dict[str, Any] = {"__name__": "__main__"}
     cells_out = []
     started = time.perf_counter()
