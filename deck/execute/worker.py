@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from deck.execute.capture import CappedText, truncated
+from deck.execute.capture import CappedText, truncated, without_addresses
 from deck.execute.deps import Recorder
 from deck.execute.ending import Leftovers, become_subreaper, kill_descendants, leave
 from deck.execute.figures import save_open_figures
@@ -83,7 +83,8 @@ def _kill_my_group() -> None:
 
 
 def _valid_text(text: str, what: str) -> str:
-    """`text` if it can be written as UTF-8; else a StepError naming the bad character."""
+    """`text` (without memory addresses) if it can be written as UTF-8; else a StepError
+    naming the bad character."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -93,7 +94,7 @@ def _valid_text(text: str, what: str) -> str:
             f"{what} is not valid Unicode: {bad!r} at character {exc.start + 1} "
             "(a lone surrogate, e.g. from decoding bytes with errors='surrogateescape')",
         ) from None
-    return text
+    return without_addresses(text)
 
 
 def _error(path: str, line: int, code: str, message: str) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -367,3 +368,39 @@ x = 2
     assert processes_with(marker) == []
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_reprs_with_memory_addresses_are_identical_across_clean_builds(tmp_path: Path):
+    section = """
+    ## 对象
+
+    ```{python}
+    class Foo:
+        pass
+
+    def f():
+        pass
+
+    print(f, [Foo()])
+    Foo()
+    ```
+
+    对象：`{python} repr(Foo())`。
+    """
+    write_lesson(tmp_path, {"01-a.md": section})
+    builds = []
+    for n in range(2):
+        root = tmp_path / f"build{n}"  # fresh dist, figures and cache folders each time
+        shutil.copytree(tmp_path / "content", root / "content")
+        proc = run_build(root, "cat", "--no-pdf")  # a process each
+        assert proc.returncode == 0, proc.stderr
+        out = root / "dist/cat"
+        builds.append({name: (out / name).read_bytes() for name in ("index.html", "values.json")})
+    assert builds[0] == builds[1]
+    values = json.loads(builds[0]["values.json"])
+    assert [v["text"] for v in values["values"]] == ["<__main__.Foo object>"]
+    assert [(o["kind"], o["text"]) for o in values["outputs"]] == [
+        ("stdout", "<function f> [<__main__.Foo object>]\n"),
+        ("text", "<__main__.Foo object>"),
+    ]
+    assert " at 0x" not in builds[0]["index.html"].decode()
