@@ -3,10 +3,14 @@ variables read (`os.environ`, `os.getenv`), which frame is the author's, and byt
 cannot be trusted.
 
 Python raises no audit event for `os.stat` or for reading `os.environ`, so the worker wraps
-both (in its own process only). A child process, native code loaded with ctypes or a socket
-hide what they read: when the section's own code (a cell, or a module of the lesson) does one
-of them, its inputs are "not fully known". A library doing so is not counted: its
-distribution and files are recorded, and whatever it reads is its own business.
+both (in its own process only). A variable counts when it is read by name (`os.environ[...]`,
+`.get`, `in`, `os.getenv`); walking the whole environment (`items()`) is not counted, or
+every section importing tqdm would depend on PWD and SHLVL.
+
+A child process, native code loaded with ctypes or a socket hide what they read: when the
+section's own code (a cell, or a module of the lesson) does one of them, its inputs are "not
+fully known". A library doing so is not counted: its distribution and files are recorded, and
+whatever it reads is its own business.
 """
 
 from __future__ import annotations
@@ -94,16 +98,12 @@ def watch(recorder: Watcher, skip_env: set[str]) -> None:
     class Environ(type(os.environ)):  # type: ignore[misc]
         def __getitem__(self, key: Any) -> Any:
             if recorder.active and isinstance(key, str) and key not in skip:
-                recorder.env.setdefault(key)
+                caller = sys._getframe(1).f_code
+                # a variable read by name, not one met while walking the whole environment
+                # (`items()`, `values()`: tqdm looks for TQDM_* so at import)
+                if not (caller.co_name == "__iter__" and caller.co_filename.startswith("<")):
+                    recorder.env.setdefault(key)
             return super().__getitem__(key)
-
-        def __iter__(self) -> Any:  # a section that walks the environment reads all of it
-            keys = list(super().__iter__())
-            if recorder.active:
-                for key in keys:
-                    if key not in skip:
-                        recorder.env.setdefault(key)
-            return iter(keys)
 
     os.environ.__class__ = Environ
 
