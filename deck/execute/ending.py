@@ -112,8 +112,11 @@ class Leftovers:
         atexit.register = registered  # type: ignore[assignment]
 
     def finish(self, grace: float = GRACE) -> list[str]:
-        """Give the threads and atexit hooks `grace` seconds; warnings for those still running."""
+        """Shut down as Python would (thread-pool shutdown hooks, then non-daemon threads, then
+        atexit hooks) within `grace` seconds in all; warnings for what was still running."""
         deadline = time.monotonic() + grace
+        pools = getattr(threading, "_threading_atexits", [])  # concurrent.futures' idle pools
+        _in_time(lambda: [hook() for hook in reversed(pools)], deadline)
         warnings = []
         for thread in threading.enumerate():
             if thread is threading.main_thread() or thread.daemon:
@@ -125,15 +128,20 @@ class Leftovers:
                     f"{self.cell_file}:{at}: warning: thread {thread.name!r} started by this cell "
                     f"was still running {grace:g} s after the section ended: stopped"
                 )
-        hooks = threading.Thread(target=atexit._run_exitfuncs, name="deck-atexit", daemon=True)
-        hooks.start()
-        hooks.join(max(0.2, deadline - time.monotonic()))
-        if hooks.is_alive():
+        if not _in_time(atexit._run_exitfuncs, deadline):
             warnings.append(
                 f"{self.cell_file}:{self.hook_line}: warning: an atexit hook registered by this "
                 f"cell was still running {grace:g} s after the section ended: stopped"
             )
         return warnings
+
+
+def _in_time(work: Callable[[], object], deadline: float) -> bool:
+    """Run `work` in a daemon thread; whether it ended before `deadline` (or soon after)."""
+    runner = threading.Thread(target=work, name="deck-ending", daemon=True)
+    runner.start()
+    runner.join(max(0.2, deadline - time.monotonic()))
+    return not runner.is_alive()
 
 
 def leave(code: int = 0) -> None:

@@ -404,3 +404,17 @@ def test_reprs_with_memory_addresses_are_identical_across_clean_builds(tmp_path:
         ("text", "<__main__.Foo object>"),
     ]
     assert " at 0x" not in builds[0]["index.html"].decode()
+
+
+def test_an_idle_thread_pool_is_shut_down_as_python_would_without_a_warning(tmp_path: Path):
+    pool = "from concurrent.futures import ThreadPoolExecutor\nPOOL = ThreadPoolExecutor(2)\n"
+    code = "import pools\nx = pools.POOL.submit(pow, 2, 5).result()"  # a module keeps the pool
+    write_lesson(tmp_path, {"01-a.md": two_cells(code) + "\n`{python} x`\n", "pools.py": pool})
+    t0 = time.monotonic()
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
+    seconds = time.monotonic() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert ": warning: " not in proc.stderr
+    values = json.loads((tmp_path / "dist/cat/values.json").read_text("utf-8"))
+    assert [v["text"] for v in values["values"]] == ["32"]
+    assert seconds < 10, f"the build took {seconds:.1f} s"
