@@ -16,6 +16,7 @@ whatever it reads is its own business.
 from __future__ import annotations
 
 import importlib.machinery
+import importlib.util
 import os
 import sys
 from types import FrameType
@@ -111,8 +112,10 @@ def watch(recorder: Watcher, skip_env: set[str]) -> None:
 def distrust_reset_mtimes() -> None:
     """Python trusts a module's cached bytecode while the source's size and mtime match; a
     same-size edit whose mtime was set back (`touch -r`, `cp -p`) would run the old code. When
-    a source's ctime is later than its mtime, its ctime stands in for the mtime, so such a
-    module is compiled from its source again."""
+    a source's ctime differs from its mtime and is later than its bytecode file, its ctime (in
+    microseconds) stands in for the mtime, so the module is compiled from its source again.
+    (Installed files whose ctime differs from their mtime, as hard-linked or unpacked ones do,
+    keep their bytecode: it was written after them.)"""
     loader = importlib.machinery.SourceFileLoader
     plain = loader.path_stats
 
@@ -120,10 +123,12 @@ def distrust_reset_mtimes() -> None:
         stats = plain(self, path)
         try:
             st = _os_stat(path)
-        except OSError:
-            return stats
-        if st.st_ctime_ns != st.st_mtime_ns:
-            stats = dict(stats, mtime=st.st_ctime_ns // 1000)
+            if st.st_ctime_ns != st.st_mtime_ns:
+                cached = _os_stat(importlib.util.cache_from_source(path))
+                if st.st_ctime_ns > cached.st_mtime_ns:
+                    stats = dict(stats, mtime=st.st_ctime_ns // 1000)
+        except (OSError, ValueError, NotImplementedError):
+            pass
         return stats
 
     loader.path_stats = path_stats  # type: ignore[method-assign]
