@@ -259,3 +259,37 @@ def test_declared_inputs_outside_the_lesson_folder_are_an_error_at_the_cell(tmp_
         "content/cat/01-a.md:4: error [option] cell option `inputs` must be a glob or a list "
         "of globs inside the lesson folder"
     ]
+
+
+@pytest.mark.parametrize(
+    "code,why",
+    [
+        ("import os\nos.system('true')", "runs a shell command (os.system)"),
+        ("import ctypes\nctypes.CDLL('libc.so.6')", "loads native code (ctypes)"),
+        (
+            "import socket\nsocket.socket().connect_ex(('127.0.0.1', 9))",
+            "opens a network connection (socket)",
+        ),
+        ("import os\nif os.fork() == 0:\n    os._exit(0)\nos.wait()", "forks a process (os.fork)"),
+    ],
+    ids=["os.system", "ctypes", "socket", "fork"],
+)
+def test_what_hides_its_inputs_reruns_every_build_with_a_warning(
+    tmp_path: Path, code: str, why: str
+):
+    write_lesson(tmp_path, {"01-a.md": section(code + "\nn = 1", "n")})
+    assert build_report(tmp_path, "cat")["ok"]
+    again = build_report(tmp_path, "cat")
+    assert again["reasons"] == {
+        "cat/01-a": f"inputs not fully known: {why} at content/cat/01-a.md:3"
+    }
+    assert again["warnings"] == [
+        f"content/cat/01-a.md:3: warning: inputs not fully known ({why}): this section runs "
+        "on every build (list what it reads with `#| inputs:`)"
+    ]
+
+
+def test_a_library_that_loads_native_code_is_no_unknown_input(tmp_path: Path):
+    write_lesson(tmp_path, {"01-a.md": section("import numpy as np\nn = int(np.int64(4))", "n")})
+    assert build_report(tmp_path, "cat")["warnings"] == []
+    assert build_report(tmp_path, "cat")["executed"] == []
