@@ -38,6 +38,7 @@ class Execution:
     executed: tuple[str, ...] = ()  # sections whose cells ran
     reasons: dict[str, str] = field(default_factory=dict)  # why each of those ran
     reused: tuple[str, ...] = ()  # sections taken from the cache
+    warnings: tuple[str, ...] = ()  # e.g. a section whose inputs are not fully known
 
 
 @dataclass(frozen=True)

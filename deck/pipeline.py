@@ -71,6 +71,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         published = write(lesson, deck, options, progress)
         warnings = (
             *(str(w) for w in lesson.warnings),
+            *executed.warnings,
             *(str(w) for w in deck.warnings),
             *published.warnings,
         )

@@ -1,9 +1,19 @@
 """Printed output captured from a cell: the first `limit` characters kept, the rest counted
-and named in a note."""
+and named in a note; memory addresses taken out of reprs, so two builds show the same text."""
 
 from __future__ import annotations
 
 import io
+import re
+
+# `<__main__.Foo object at 0x7f3a2c1b9d50>`, `<function f at 0x…>`: the address differs from
+# one run to the next (as matplotlib artists' do: those are not shown at all, see deck.show)
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{4,16}(?=>)")
+
+
+def without_addresses(text: str) -> str:
+    """`<__main__.Foo object at 0x7f3a2c1b9d50>` → `<__main__.Foo object>`."""
+    return ADDRESS.sub("", text) if " at 0x" in text else text
 
 
 class CappedText(io.TextIOBase):

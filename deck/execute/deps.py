@@ -1,8 +1,12 @@
 """What a section depended on while it ran, recorded inside the worker process.
 
-Files come from Python's `open` audit events (every `open()`, `io.open`, `os.open`, and the
-files that numpy, pandas, torch and matplotlib open through them); modules from `sys.modules`
-at the end of the run. Each path is sorted into one of:
+Files come from Python's `open` and `sqlite3.connect` audit events (every `open()`, `io.open`,
+`os.open`, and the files that numpy, pandas, torch and matplotlib open through them); folder
+listings from the `os.listdir` and `os.scandir` events (glob and os.walk use them) except
+those of the import system; tests of a path from `os.stat` and `os.lstat` (which
+`os.path.exists`, `isfile`, `pathlib`'s `exists` call), and environment variables from
+`os.environ` (see `deck.execute.observe`); modules from `sys.modules` at the end of the run.
+Each path is sorted into one of:
 
 - the standard library: covered by the Python version in the cache key, not recorded;
 - site-packages: the distribution that owns it is recorded with its version and the hash of
@@ -11,8 +15,11 @@ at the end of the run. Each path is sorted into one of:
 - anything else (the lesson folder, data files, fonts, modules on PYTHONPATH): a "file",
   recorded with its hash, unless the section itself wrote it before reading it (its output).
 
-Not seen: files read by native code without Python's `open` (safetensors' Rust reader, for
-example); the distribution behind such a reader is still recorded.
+Besides its RECORD, a distribution's imported files are recorded by identity ("installed"), so
+a file edited in place is seen. Not seen: files read by native code or a child process. When
+the section's own code (a cell or a lesson module, not a library) starts a process, loads
+native code with ctypes or opens a socket, the section's inputs are "not fully known" at
+that line (see `deck.execute.observe`), unless the cell lists them (`#| inputs:`).
 """
 
 from __future__ import annotations
@@ -23,8 +30,19 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
+from deck.execute.observe import UNSEEN, is_authors, is_import_system
 from deck.model import Dependency
-from deck.store.files import digest
+from deck.store.files import digest, identity
+from deck.store.inputs import (
+    env_state,
+    installed_state,
+    listing_state,
+    matches,
+    stat_state,
+    text_state,
+)
+
+_stat = os.stat  # the real one (the worker wraps os.stat to see the section's tests)
 
 SKIPPED_ROOTS = ("/dev/", "/proc/", "/sys/")
 SITE_DIR_NAMES = ("site-packages", "dist-packages")
@@ -44,7 +62,19 @@ def _under(path: str, root: str) -> bool:
 class Recorder:
     """Collects the files a section reads; `dependencies()` turns them into `Dependency`s."""
 
-    def __init__(self, lesson_dir: str, deck_dir: str, ignore: list[str]):
+    def __init__(
+        self,
+        lesson_dir: str,
+        deck_dir: str,
+        ignore: list[str],
+        cell_file: str = "",
+        declared: dict[int, tuple[str, ...]] | None = None,
+    ):
+        self.cell_file = cell_file  # the file name the cells are compiled with
+        self.declared = declared or {}  # a cell's line -> its `#| inputs:` patterns
+        self.line = 0  # the line of the cell (or inline expression) running now
+        self.on_write: Any = None  # told of each file written in the lesson folder, at once
+        self.active = True
         self.lesson_dir = _real(lesson_dir)
         self.deck_dir = _real(deck_dir)
         self.ignore = [_real(p) for p in ignore]
@@ -67,18 +97,47 @@ class Recorder:
             }
         )
         self.read: dict[str, None] = {}  # input files in the order first read
+        self.first_seen: dict[str, tuple[int, ...]] = {}  # identity when first read
         self.written: set[str] = set()
+        self.listed: dict[str, None] = {}
+        self.tested: dict[str, None] = {}
+        self.env: dict[str, None] = {}
+        self.unknown: dict[int, str] = {}  # line -> why its inputs cannot be known
         self._folders: dict[str, str] = {}
+        self._roots = (*self.stdlib, self.deck_dir)
 
     # ---- recording (called for every audit event: keep it cheap) -----------------------
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
-        if event != "open":
+        if not self.active:
             return
         try:
-            self._opened(*args[:3])
+            if event == "open":
+                self._opened(*args[:3])
+            elif event in ("os.listdir", "os.scandir"):
+                folder = args[0] if args and args[0] is not None else "."
+                if not isinstance(folder, int) and not is_import_system(sys._getframe(1)):
+                    self.listed.setdefault(os.path.abspath(os.fsdecode(folder)))
+            elif event == "sqlite3.connect":
+                database = os.fsdecode(args[0])
+                if database != ":memory:" and not database.startswith("file:"):
+                    self.read.setdefault(os.path.abspath(database))
+            elif event in UNSEEN and not (event == "ctypes.dlopen" and args[0] is None):
+                if self.line not in self.unknown and self._by_author():
+                    self.unknown[self.line] = UNSEEN[event]
         except Exception:  # noqa: BLE001 - recording must never break the author's code
             pass
+
+    def _by_author(self) -> bool:
+        return is_authors(sys._getframe(2), self.cell_file, self.lesson_dir, self._roots)
+
+    def tested_path(self, path: Any) -> None:
+        """`os.stat`/`os.lstat` was called on `path` (by the section or a library)."""
+        if self.active and not isinstance(path, int):
+            try:
+                self.tested.setdefault(os.path.abspath(os.fsdecode(path)))
+            except (TypeError, ValueError):
+                pass
 
     def _opened(self, file: Any, mode: Any, flags: Any) -> None:
         if isinstance(file, int):
@@ -95,10 +154,17 @@ class Recorder:
             reads = access in (os.O_RDONLY, os.O_RDWR)
             writes = access in (os.O_WRONLY, os.O_RDWR) or bool(flags & os.O_CREAT)
             fresh = bool(flags & (os.O_TRUNC | os.O_EXCL))
+        if writes and path not in self.written and self.on_write is not None:
+            if _under(path, self.lesson_dir):
+                self.on_write(path)  # the preview must know before the file's event arrives
         if writes and fresh:
             self.written.add(path)  # made by the section (a temporary file, say): no input
         if reads and path not in self.read and path not in self.written:
             self.read[path] = None
+            try:
+                self.first_seen[path] = identity(_stat(path))
+            except OSError:
+                pass
         if writes:
             self.written.add(path)
 
@@ -149,6 +215,7 @@ class Recorder:
         return list(paths)
 
     def dependencies(self) -> tuple[Dependency, ...]:
+        self.active = False  # what the engine itself looks at from here on is no input
         files: dict[str, str] = {}  # real path -> kind
         in_site: dict[tuple[str, str], list[str]] = {}  # (site, top-level name) -> paths
         for real in self._used():
@@ -162,20 +229,70 @@ class Recorder:
                     in_site.setdefault((where, top), []).append(real)
             elif os.path.isfile(real):
                 files[real] = kind
-        dists = []
+        dists, installed = [], []
         for (site, top), paths in in_site.items():
             owners = _owners(site).get(_module_name(top))
             if owners:
                 dists.extend(owners)
+                mine = sorted(set(paths))
+                state = installed_state(mine)
+                installed.append(Dependency("installed", top, "\n".join(mine), state, 0, 0))
             else:  # in site-packages but no distribution's: track the files themselves
                 files.update((p, "file") for p in paths if os.path.isfile(p))
+        globs = []
+        for pattern in sorted({p for patterns in self.declared.values() for p in patterns}):
+            found = matches(pattern, self.lesson_dir)
+            files.update((_real(os.path.join(self.lesson_dir, f)), "file") for f in found)
+            globs.append(Dependency("glob", pattern, pattern, text_state("\0".join(found)), 0, 0))
+        moved = self._moved()
         deps = []
         for real, kind in sorted(files.items()):
             name, stored = self._name(real, kind)
-            deps.append(Dependency(kind, name, stored, *digest(Path(real))))
+            dep = Dependency(kind, name, stored, *digest(Path(real)))
+            if real in moved:  # another process wrote it while this section ran
+                dep = Dependency(kind, name, stored, dep.sha256, dep.size, -2)
+            deps.append(dep)
         for label, record in sorted(set(dists)):
             deps.append(Dependency("dist", label, record, *digest(Path(record))))
+        deps += sorted(installed, key=lambda d: d.name) + globs
+        deps += self._states(set(files))
         return tuple(deps)
+
+    def _moved(self) -> set[str]:
+        moved = set()
+        for path, seen in self.first_seen.items():
+            if path in self.written:
+                continue
+            try:
+                now = identity(_stat(path))
+            except OSError:
+                now = ()
+            if now != seen:
+                moved.add(self._real(path))
+        return moved
+
+    def _states(self, files: set[str]) -> list[Dependency]:
+        """Folders listed, paths tested, variables read, files written, what is unknown."""
+        deps = []
+        for kind, paths, state in (
+            ("listing", self.listed, listing_state),
+            ("stat", self.tested, stat_state),
+        ):
+            for real in sorted({self._real(p) for p in paths if p not in self.written}):
+                if real in files or real in self.written or self._place(real) != ("file", real):
+                    continue
+                name, stored = self._name(real, "file")
+                deps.append(Dependency(kind, name, stored, state(real), 0, 0))
+        for name in sorted(self.env):
+            deps.append(Dependency("env", name, name, env_state(name), 0, 0))
+        for real in sorted({self._real(p) for p in self.written}):
+            if self._place(real) == ("file", real) and os.path.isfile(real):
+                name, stored = self._name(real, "file")
+                deps.append(Dependency("output", name, stored, "", 0, 0))
+        for line, why in sorted(self.unknown.items()):
+            if line not in self.declared:
+                deps.append(Dependency("unknown", f"{self.cell_file}:{line}", why, "", 0, 0))
+        return deps
 
 
 def _module_name(entry: str) -> str:

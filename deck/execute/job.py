@@ -17,6 +17,7 @@ class CellJob:
     timeout: float  # seconds
     error: bool = False  # Quarto's `error: true`: an exception is shown, cells go on
     fig_size: tuple[float | None, float | None] = (None, None)  # `fig-width`, `fig-height`
+    inputs: tuple[str, ...] = ()  # `#| inputs:` globs, relative to the lesson folder
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,13 @@ class JobSpec:
     @staticmethod
     def from_json(data: dict[str, Any]) -> JobSpec:
         cells = tuple(
-            CellJob(**{**c, "fig_size": tuple(c.get("fig_size") or (None, None))})
+            CellJob(
+                **{
+                    **c,
+                    "fig_size": tuple(c.get("fig_size") or (None, None)),
+                    "inputs": tuple(c.get("inputs") or ()),
+                }
+            )
             for c in data["cells"]
         )
         inlines = tuple(InlineJob(**i) for i in data["inlines"])

@@ -1,5 +1,9 @@
 """Which sections run: each section's results come from the cache while its key and recorded
-dependencies hold, else from running it; returns an `Execution` saying which and why."""
+dependencies hold, else from running it; returns an `Execution` saying which and why.
+
+A section may read a file another section writes in the same build: after the sections ran,
+every result's inputs are checked again, and a section whose inputs changed runs again (after
+the writers), so it sees the new content."""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from deck.model import Lesson, SectionResult
 from deck.options import Execution, Options
 from deck.progress import Progress
 from deck.store.sections import DAMAGED, Store, cache_key, environment_fingerprint
+
+WRITE_ROUNDS = 2  # times a section runs again because another wrote what it read
 
 
 def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
@@ -47,21 +53,54 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
         reason = why[job.section.name]
         log(f"  {status:6}  {job.section.rel}  ({cells} cells, {seconds:.1f} s; {reason})")
 
-    outcomes = {}
-    if jobs:
-        from deck.execute.run import run_sections
+    executed: list[str] = []
+    problems: list[Diagnostic] = []
+    warnings: list[str] = []
+    for round_number in range(1 + WRITE_ROUNDS):
+        outcomes = {}
+        if jobs:
+            from deck.execute.run import run_sections
 
-        outcomes = run_sections(
-            lesson, jobs, options.jobs, finished, options.verbose, progress.step
-        )
-    for job in jobs:
-        result = outcomes[job.section.name]
-        if isinstance(result, SectionResult):
-            store.save(job.section, result)
-            results[job.section.name] = result
-    problems = [o for o in outcomes.values() if isinstance(o, Diagnostic)]
+            outcomes = run_sections(
+                lesson, jobs, options.jobs, finished, options.verbose, progress.step
+            )
+        for job in jobs:
+            result = outcomes[job.section.name]
+            executed.append(job.section.name)
+            if isinstance(result, SectionResult):
+                store.save(job.section, result)
+                results[job.section.name] = result
+                if job.section.name in reused:
+                    reused.remove(job.section.name)
+            else:
+                problems.append(result)
+        if problems:
+            break
+        # a section may have read what another wrote in this build: run it again, after them
+        jobs = []
+        for section in lesson.sections:
+            stale = store.still_holds(results[section.name]) if section.name in results else ""
+            if stale:
+                if round_number == WRITE_ROUNDS:
+                    warnings.append(f"{section.rel}: warning: {stale} even after running again")
+                    continue
+                why[section.name] = f"{stale} in this build"
+                key = results[section.name].key
+                jobs.append(Job(section, key, store.figure_dir(key), results[section.name].seconds))
+        if not jobs:
+            break
     if problems:
         raise DeckError(problems)
     store.prune({r.key for r in results.values()})
-    executed = tuple(job.section.name for job in jobs)
-    return Execution(results, executed, why, tuple(reused))
+    ran = tuple(dict.fromkeys(executed))
+    for name in ran:
+        warnings.extend(results[name].warnings)
+        for dep in results[name].deps:
+            if dep.kind == "unknown":
+                warnings.append(
+                    f"{dep.name}: warning: inputs not fully known ({dep.path}): this section runs "
+                    "on every build (list what it reads with `#| inputs:`)"
+                )
+    for warning in warnings:
+        log(warning)
+    return Execution(results, ran, why, tuple(reused), tuple(warnings))

@@ -107,11 +107,19 @@ def job_spec(lesson: Lesson, job: Job, threads: int = 1) -> JobSpec:
                 timeout=float(cell.options.get("timeout", settings.timeout)),
                 error=bool(cell.options.get("error", False)),
                 fig_size=(cell.options.get("fig-width"), cell.options.get("fig-height")),
+                inputs=declared_inputs(cell.options.get("inputs")),
             )
             for cell in job.section.cells()
         ),
         inlines=tuple(inlines),
     )
+
+
+def declared_inputs(value: object) -> tuple[str, ...]:
+    """The cell option `inputs` (one glob or a list of them) as a tuple of globs."""
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
 
 
 def run_section(

@@ -4,7 +4,8 @@ A worker runs in its own process group (its own session) with stdin from /dev/nu
 fixed hash seed. It tells the parent on a socket which step (cell or inline expression) it is
 running; the parent enforces each step's time limit itself, killing the whole process group
 after the limit plus a short grace, even when a cell swallows the worker's own timeout
-exception. Whatever a cell started is killed with the group when the worker ends, and
+exception. Whatever a cell started is killed when the worker ends (by the worker itself, a
+child subreaper, and by this process: the group and every process below the worker), and
 `stop_all` (on Ctrl-C) kills every running worker's group. If the parent dies outright, each
 worker sees its socket close and kills its own group (see `deck.worker.Channel`).
 """
@@ -25,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deck.execute.ending import kill_descendants
+from deck.execute.written import note
 from deck.theme import ROOT, STATIC
 
 GRACE = 2.0  # seconds a step may overrun its limit before its process group is killed
@@ -63,6 +66,10 @@ def worker_env() -> dict[str, str]:
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the worker, its process group, and every process below it (the worker is a child
+    subreaper: what a cell started in another session or orphaned is still below it)."""
+    if proc.returncode is None:
+        kill_descendants(proc.pid, 0.5)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -177,6 +184,9 @@ def _advance(step: Step, line: bytes) -> bool:
     try:
         event: Any = json.loads(line)
         kind = event["step"]
+        if kind == "wrote":  # a cell wrote a file in the lesson folder: the preview ignores it
+            note(str(event["path"]))
+            return False
         if kind == "finish":
             index, where, limit = step.index, step.line, FINISH_LIMIT
         else:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import importlib.abc
-import importlib.machinery
 import json
 import os
 import random
@@ -31,13 +29,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from deck.execute.capture import CappedText, truncated
+from deck.execute.capture import CappedText, truncated, without_addresses
 from deck.execute.deps import Recorder
+from deck.execute.ending import Leftovers, become_subreaper, kill_descendants, leave
 from deck.execute.figures import save_open_figures
 from deck.execute.job import CellJob, JobSpec
+from deck.execute.observe import distrust_reset_mtimes, watch
+from deck.execute.seeding import SeedOnImport
 from deck.model import CellResult, Figure, Output, SectionResult
 from deck.show import inline_text, to_output
 from deck.theme import ENGINE
+
+LINE = [0]  # the line of the cell (or inline expression) running now
 
 
 class CellTimeout(Exception):
@@ -50,43 +53,6 @@ class StepError(Exception):
     def __init__(self, code: str, message: str):
         super().__init__(message)
         self.code = code
-
-
-SEEDERS = {
-    "torch": lambda module, seed: module.manual_seed(seed),
-    "numpy": lambda module, seed: module.random.seed(seed),
-}
-
-
-class _SeedOnImport(importlib.abc.MetaPathFinder):
-    """Seeds numpy and torch right after their first import, so sections that do not use
-    them never load them (and do not depend on them)."""
-
-    def __init__(self, seed: int):
-        self.seed = seed
-        self.pending = set(SEEDERS)
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name not in self.pending:
-            return None
-        self.pending.discard(name)
-        if not self.pending:
-            sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
-        if spec is None or spec.loader is None:
-            return spec
-        loader, seed, seeder = spec.loader, self.seed, SEEDERS[name]
-
-        class Seeding(importlib.abc.Loader):
-            def create_module(self, spec: Any) -> Any:
-                return loader.create_module(spec)
-
-            def exec_module(self, module: Any) -> None:
-                loader.exec_module(module)
-                seeder(module, seed)
-
-        spec.loader = Seeding()
-        return spec
 
 
 class Channel:
@@ -112,11 +78,13 @@ class Channel:
 
 
 def _kill_my_group() -> None:
+    kill_descendants(os.getpid(), 0.5)  # those that left the group too (see deck.execute.ending)
     os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
 def _valid_text(text: str, what: str) -> str:
-    """`text` if it can be written as UTF-8; else a StepError naming the bad character."""
+    """`text` (without memory addresses) if it can be written as UTF-8; else a StepError
+    naming the bad character."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -126,7 +94,7 @@ def _valid_text(text: str, what: str) -> str:
             f"{what} is not valid Unicode: {bad!r} at character {exc.start + 1} "
             "(a lone surrogate, e.g. from decoding bytes with errors='surrogateescape')",
         ) from None
-    return text
+    return without_addresses(text)
 
 
 def _error(path: str, line: int, code: str, message: str) -> dict[str, Any]:
@@ -236,20 +204,23 @@ def _limit_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _prepare(job: JobSpec) -> Recorder:
+def _prepare(job: JobSpec, engine_set: set[str]) -> Recorder:
     seed = job.seed
     Path(job.figure_dir).mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, job.lesson_dir)
     os.chdir(job.lesson_dir)
     random.seed(seed)
-    sys.meta_path.insert(0, _SeedOnImport(seed))
+    sys.meta_path.insert(0, SeedOnImport(seed))
     # A glyph missing from every font would show as a box on the slide: make it an error.
     warnings.filterwarnings("error", message=r"Glyph .* missing from (current )?font")
     # Not dependencies: the section's own .md (tracebacks and warnings read its lines; its
     # code is in the key), the figures it writes and the job's own files.
     ignore = [job.md_file, job.figure_dir, job.job_dir]
-    recorder = Recorder(job.lesson_dir, str(ENGINE), ignore)
+    declared = {cell.line: cell.inputs for cell in job.cells if cell.inputs}
+    recorder = Recorder(job.lesson_dir, str(ENGINE), ignore, job.path, declared)
     sys.addaudithook(recorder.hook)
+    watch(recorder, engine_set)
+    distrust_reset_mtimes()
     _limit_memory(job.memory_mb)
     return recorder
 
@@ -267,16 +238,18 @@ def _set_figure_size(size: Sequence[float | None] | None) -> list[float] | None:
     return before
 
 
-def run_job(job: JobSpec, channel: Channel) -> dict[str, Any]:
+def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, Any]:
     path = job.path
     limit = job.output_limit
     figures = Path(job.figure_dir)
-    recorder = _prepare(job)
+    recorder = _prepare(job, engine_set)
+    recorder.on_write = lambda written: channel.send(step="wrote", path=written)
     namespace: dict[str, Any] = {"__name__": "__main__"}
     cells_out = []
     started = time.perf_counter()
     for number, cell in enumerate(job.cells, start=1):
         channel.send(step="cell", index=number, line=cell.line, timeout=cell.timeout)
+        LINE[0] = recorder.line = cell.line
         t0 = time.perf_counter()
         stdout = CappedText(limit)
         stem = cell.label or f"{job.section}-{number}"
@@ -332,6 +305,7 @@ def run_job(job: JobSpec, channel: Channel) -> dict[str, Any]:
     for number, item in enumerate(job.inlines, start=1):
         expr = item.expr
         channel.send(step="inline", index=number, line=item.line, timeout=job.timeout)
+        LINE[0] = recorder.line = item.line
 
         def evaluate(expr: str = expr) -> str:
             code = compile(expr.strip(), path, "eval")
@@ -370,13 +344,21 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"
 def main() -> None:
     job_path, result_path, events_fd = sys.argv[1], sys.argv[2], int(sys.argv[3])
     job = JobSpec.from_json(json.loads(Path(job_path).read_text("utf-8")))
+    engine_set: set[str] = set()
     if not any(name in os.environ for name in THREAD_VARIABLES):  # else the user's choice
         for name in THREAD_VARIABLES:  # read when torch or numpy is imported, in the cells
             os.environ[name] = str(job.threads)
+        engine_set.update(THREAD_VARIABLES)
+    become_subreaper()
     channel = Channel(events_fd)
-    result = run_job(job, channel)
+    leftovers = Leftovers(job.path, lambda: LINE[0])
+    result = run_job(job, channel, engine_set)
+    warnings = leftovers.finish()
+    if warnings and "error" not in result:
+        result["warnings"] = warnings
     text = json.dumps(result, ensure_ascii=False)
     Path(result_path).write_text(text, "utf-8")
+    leave(0)
 
 
 if __name__ == "__main__":

@@ -35,8 +35,12 @@ class Dependency:
     """Something a section's results depend on, recorded while it ran and checked on lookup.
 
     `kind` is "file" (a file the section opened for reading: data, weights, fonts, a module
-    outside site-packages), "engine" (a file of the deck package the worker used) or "dist"
-    (an installed distribution behind a module the section imported; `path` is its RECORD).
+    outside site-packages), "engine" (a file of the deck package the worker used), "dist"
+    (an installed distribution behind a module the section imported; `path` is its RECORD),
+    or one of the kinds whose `sha256` is a state (see `deck.store.inputs`): "installed"
+    (the identity of the imported files of a site-packages module), "listing", "glob",
+    "stat", "env"; "output" (a file the section wrote: not checked) and "unknown" (something
+    the section did that hides its inputs: never holds).
     `path` is relative to the lesson folder when inside it, else absolute. `sha256` is "" for a
     file that did not exist; `mtime_ns` is -1 when the stat cannot be trusted (hash again).
     """
@@ -47,14 +51,28 @@ class Dependency:
     sha256: str
     size: int
     mtime_ns: int
+    ctime_ns: int = 0  # with `inode`: a same-size edit that sets the mtime back is still seen
+    inode: int = 0
 
     def to_json(self) -> list[Any]:
-        return [self.kind, self.name, self.path, self.sha256, self.size, self.mtime_ns]
+        return [
+            self.kind,
+            self.name,
+            self.path,
+            self.sha256,
+            self.size,
+            self.mtime_ns,
+            self.ctime_ns,
+            self.inode,
+        ]
 
     @staticmethod
     def from_json(data: list[Any]) -> Dependency:
-        kind, name, path, sha256, size, mtime_ns = data
-        return Dependency(str(kind), str(name), str(path), str(sha256), int(size), int(mtime_ns))
+        kind, name, path, sha256, size, mtime_ns, *identity = data
+        ctime_ns, inode = (int(identity[0]), int(identity[1])) if identity else (0, 0)
+        return Dependency(
+            str(kind), str(name), str(path), str(sha256), int(size), int(mtime_ns), ctime_ns, inode
+        )
 
 
 @dataclass(frozen=True)
@@ -68,9 +86,12 @@ class SectionResult:
     seconds: float
     figure_dir: str = ""  # where the figure files of this result are kept (cache folder)
     deps: tuple[Dependency, ...] = ()  # what the results depend on besides the key
+    warnings: tuple[str, ...] = ()  # from the run that computed it (a thread left running)
 
     def to_json(self) -> dict[str, Any]:
+        extra = {"warnings": list(self.warnings)} if self.warnings else {}
         return {
+            **extra,
             "key": self.key,
             "seconds": self.seconds,
             "inline": self.inline,
@@ -103,4 +124,5 @@ class SectionResult:
             ),
             figure_dir=figure_dir,
             deps=tuple(Dependency.from_json(d) for d in data.get("deps", ())),
+            warnings=tuple(str(w) for w in data.get("warnings", ())),
         )

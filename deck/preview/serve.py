@@ -16,6 +16,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,16 @@ class Outputs:
         return lessons
 
 
+@dataclass
+class Run:
+    """One build started by the preview (in its own thread)."""
+
+    start: float
+    end: float = float("inf")
+    cancelled: bool = False
+    thread: threading.Thread = field(default_factory=threading.Thread)
+
+
 class Preview:
     """A bound preview server and its rebuild loop (`run`); `serve` runs one in the foreground,
     tests and benchmarks in a thread (`running`)."""
@@ -115,6 +126,7 @@ class Preview:
             self.watcher.close()
             self.server.server_close()
             raise
+        self.current: Run | None = None
         self.thread = threading.Thread(
             target=self.server.serve_forever, name="deck-preview", daemon=True
         )
@@ -125,30 +137,76 @@ class Preview:
         return f"http://127.0.0.1:{self.server.server_port}/"
 
     def run(self, stop: threading.Event) -> None:
-        """Build now, then after every relevant change, until `stop` is set."""
-        building = self.rebuild()
-        while not stop.is_set():
-            batches = self.watcher.take(timeout=0.2)
-            if not batches:
-                continue
-            try:
-                changed = self.changes.rebuild_for(batches, building, self.log)
-            except Exception as exc:  # never let a file event stop the preview
-                self.log(describe(exc)[0])
-                continue
-            if changed:
-                self.log(f"changed: {', '.join(p.name for p in changed)}: rebuilding")
-                building = self.rebuild()
+        """Build now, then after every relevant change, until `stop` is set. Builds run in a
+        thread of their own: a change that arrives while one runs cancels it (its workers are
+        killed) and starts the newer build, so a fix never waits for a cell's time limit."""
+        self.start_build()
+        try:
+            while not stop.is_set():
+                batches = self.watcher.take(timeout=0.2)
+                if not batches:
+                    continue
+                try:
+                    changed = self.changes.rebuild_for(batches, self.interval(), self.log)
+                except Exception as exc:  # never let a file event stop the preview
+                    self.log(describe(exc)[0])
+                    continue
+                if changed:
+                    names = ", ".join(p.name for p in changed)
+                    if self.cancel():
+                        self.log(f"changed: {names}: running build cancelled, rebuilding")
+                    else:
+                        self.log(f"changed: {names}: rebuilding")
+                    self.start_build()
+        finally:
+            self.wait_or_cancel(stop)
 
-    def rebuild(self) -> tuple[float, float]:
-        """One build, whatever it raises; returns when it ran (monotonic start, end)."""
-        start = time.monotonic()
+    def interval(self) -> tuple[float, float]:
+        """When the latest build ran (monotonic start, end; end is +inf while it runs)."""
+        current = self.current
+        return (current.start, current.end) if current else (0.0, 0.0)
+
+    def start_build(self) -> None:
+        current = Run(time.monotonic())
+        current.thread = threading.Thread(
+            target=self.rebuild, args=(current,), name="deck-build", daemon=True
+        )
+        self.current = current
+        current.thread.start()
+
+    def cancel(self) -> bool:
+        """Stop the running build, if any (killing its workers until it has ended)."""
+        current = self.current
+        if current is None or not current.thread.is_alive():
+            return False
+        from deck.execute.supervise import stop_all
+
+        current.cancelled = True
+        while current.thread.is_alive():
+            stop_all()  # again and again: the build may reach its cells only now
+            current.thread.join(0.05)
+        return True
+
+    def wait_or_cancel(self, stop: threading.Event) -> None:
+        """On the way out: a build still running is cancelled (Ctrl-C) or, when `stop` was
+        set by the caller, allowed to finish."""
+        current = self.current
+        if current is not None and current.thread.is_alive():
+            if stop.is_set():
+                current.thread.join()
+            else:
+                self.cancel()
+
+    def rebuild(self, current: Run) -> None:
+        """One build, whatever it raises; its outcome is shown unless it was cancelled."""
         try:
             self.build()
             errors = []
         except (Exception, SystemExit) as exc:
             errors = describe(exc)
-        end = time.monotonic()
+        current.end = time.monotonic()
+        if current.cancelled:
+            return
         for line in errors:
             self.log(line)
         try:
@@ -157,7 +215,6 @@ class Preview:
             self.log(describe(exc)[0])
             lessons = self.status.lessons
         self.status.record(errors, lessons)
-        return start, end
 
     def close(self) -> None:
         self.status.close()

@@ -255,7 +255,12 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class PreviewServer(ThreadingHTTPServer):
+    """One thread per connection (an open page holds one for its event stream: a blocked
+    thread and a socket each, about 8 KB of memory resident); a listen backlog long enough for
+    hundreds of pages that connect at once (the default of 5 drops the rest for seconds)."""
+
     daemon_threads = True
+    request_queue_size = 1024  # the kernel caps it at net.core.somaxconn
 
     def __init__(self, port: int, out: Path, status: Status, log: Log) -> None:
         self.out = out

@@ -1,11 +1,13 @@
 """Which saved files call for a rebuild: OS file events (watchfiles), filtered so a build never
 triggers itself.
 
-Source files (`lesson.yml`, `_metadata.yml`, `*.md`, `*.qmd`, `*.py`) trigger a rebuild
-whenever their content changes, even while a build runs (a quick second save must not be
-lost). Any other file in a lesson folder (a data file a cell reads) triggers a rebuild when it
-changes between builds; a change made while a build was running is taken to be the build's own
-(a cell writing a file) and ignored, so such a lesson cannot loop.
+A file a cell wrote (the workers report each one as it is opened: `deck.execute.written`)
+never triggers a rebuild. Source files (`lesson.yml`, `_metadata.yml`, `*.md`, `*.qmd`, `*.py`)
+trigger a rebuild whenever their content changes, even while a build runs (a newer save
+cancels that build). Any other file in a lesson folder (a data file a cell reads) triggers a
+rebuild when it changes between builds; a change made while a build was running is taken to
+be the build's own (a cell's child process writing a file) and ignored, so such a lesson
+cannot loop.
 
 A `.qmd` root is watched through its folder, which may hold anything (its own dist/ too): only
 its inputs count, as the build's no-change check counts them (`Source.is_input`).
@@ -25,6 +27,7 @@ from pathlib import Path
 
 import watchfiles
 
+from deck.execute.written import was_written
 from deck.source.registry import Source
 
 SOURCE_NAMES = frozenset({"lesson.yml", "_metadata.yml"})
@@ -101,7 +104,7 @@ class Changes:
         for batch in batches:
             during_build = start <= batch.received <= end + GRACE
             for path in sorted(batch.paths):
-                if ignored(path, self.roots):
+                if ignored(path, self.roots) or was_written(str(path)):
                     continue
                 sig = signature(path)
                 if sig == self.known.get(path):

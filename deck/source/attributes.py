@@ -164,6 +164,15 @@ def _line_numbers(v: Any) -> str | None:
     return 'cell option `code-line-numbers` must be true, false or lines such as "1-3|5"'
 
 
+def _inputs(v: Any) -> str | None:
+    """`#| inputs: data/*.db` (or a list): globs relative to the lesson folder."""
+    items = [v] if isinstance(v, str) else v
+    if isinstance(items, list) and items and all(isinstance(i, str) and i for i in items):
+        if not any(i.startswith("/") or ".." in i.split("/") for i in items):
+            return None
+    return "cell option `inputs` must be a glob or a list of globs inside the lesson folder"
+
+
 CELL_OPTIONS: dict[str, Callable[[Any], str | None]] = {
     "label": _label,
     "echo": _bool_or("echo", "fenced"),
@@ -182,6 +191,7 @@ CELL_OPTIONS: dict[str, Callable[[Any], str | None]] = {
     ),
     "code-line-numbers": _line_numbers,
     "timeout": _seconds,
+    "inputs": _inputs,
 }
 
 

@@ -3,7 +3,9 @@
 A build whose inputs (lesson files, engine, assets, installed packages, options, cache
 entries) and outputs (every published file) hash as recorded has nothing to do: it returns
 without loading the renderer, let alone torch. Files are hashed by content; a file whose
-size and modification time are unchanged reuses its recorded hash (as git's index does).
+size, mtime, ctime and inode are all unchanged reuses its recorded hash (as git's index
+does; the ctime catches a same-size edit whose mtime was set back with `touch -r` or
+`cp -p`).
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import hashlib
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from deck.source.registry import SKIP_PARTS, Source
-from deck.store.files import content_hash, write_atomic
+from deck.store.files import RACY_SECONDS, content_hash, identity, write_atomic
 from deck.theme import ENGINE, ROOT
 
 SCHEMA = 1
@@ -25,7 +28,7 @@ SCHEMA = 1
 
 @dataclass
 class Hasher:
-    """sha256 of files, reusing a previous hash when size and mtime match."""
+    """sha256 of files, reusing a previous hash when size, mtime, ctime and inode match."""
 
     known: dict[str, list[Any]] = field(default_factory=dict)
     seen: dict[str, list[Any]] = field(default_factory=dict)
@@ -37,11 +40,14 @@ class Hasher:
         except OSError:
             return "missing"
         old = self.known.get(key)
-        if old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
-            digest = old[2]
+        now = list(identity(st))
+        if old and len(old) == len(now) + 1 and old[:-1] == now:
+            digest = old[-1]
         else:
             digest = content_hash(path)
-        self.seen[key] = [st.st_size, st.st_mtime_ns, digest]
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_SECONDS * 1e9:
+            now[1] = -1  # changed a moment ago: it may change again unseen; hash it next time
+        self.seen[key] = [*now, digest]
         return digest
 
     def tree_digest(self, folder: Path) -> str:

@@ -5,9 +5,10 @@ the cell options that change what running produces, the lesson's Python modules,
 output limit, and the Python version. Prose, notes and line numbers are not in it, so editing
 them re-runs nothing.
 
-What the code depended on is recorded while it ran (see `deck.execute.worker`) and checked on
-lookup: the files it opened (data, weights, fonts), the distributions behind the modules it imported
-and the engine files the worker used. No list of libraries or engine files is kept by hand.
+What the code depended on is recorded while it ran (see `deck.execute.deps`) and checked on
+lookup (`deck.store.inputs`): the files it opened, listed or tested, the environment variables
+it read, the distributions and files behind the modules it imported and the engine files the
+worker used. No list of libraries or engine files is kept by hand.
 
 Each entry carries a checksum of its JSON and of its figure files: a damaged entry is reported
 and recomputed, never trusted and never fatal.
@@ -25,11 +26,11 @@ from typing import Any
 
 from deck.model import Dependency, Lesson, Section, SectionResult
 from deck.store.files import digest, write_atomic
+from deck.store.inputs import DAMAGED, check
 
-SCHEMA = 2
+SCHEMA = 3
 # options that change what running a cell produces
-KEYED_OPTIONS = ("label", "timeout", "error", "fig-width", "fig-height")
-DAMAGED = "entry damaged"
+KEYED_OPTIONS = ("label", "timeout", "error", "fig-width", "fig-height", "inputs")
 
 
 def environment_fingerprint(lesson: Lesson) -> str:
@@ -65,44 +66,6 @@ def cache_key(section: Section, fingerprint: str) -> str:
 def _checksum(entry: Any) -> str:
     text = json.dumps(entry, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def check(dep: Dependency, base: Path) -> tuple[str, Dependency]:
-    """("", dep) when `dep` is as recorded (dep with a fresh stat if it had to be hashed),
-    else (why it is not, dep)."""
-    path = base / dep.path  # an absolute dep.path stays as it is
-    try:
-        st = os.stat(path)
-    except OSError:
-        if dep.sha256 == "":
-            return "", dep
-        return _gone(dep), dep
-    same_stat = (st.st_size, st.st_mtime_ns) == (dep.size, dep.mtime_ns)
-    if dep.sha256 and dep.mtime_ns >= 0 and same_stat:
-        return "", dep
-    sha, size, mtime = digest(path)
-    if sha != dep.sha256:
-        return (_gone(dep) if sha == "" else _changed(dep)), dep
-    fresh = Dependency(dep.kind, dep.name, dep.path, sha, size, mtime)
-    return "", fresh
-
-
-def _gone(dep: Dependency) -> str:
-    if dep.kind == "dist":
-        return f"{dep.name} no longer installed"
-    if dep.kind == "figure":
-        return f"{DAMAGED}: figure {dep.name} missing"
-    return f"{dep.name} vanished"
-
-
-def _changed(dep: Dependency) -> str:
-    if dep.kind == "figure":
-        return f"{DAMAGED}: figure {dep.name} changed"
-    if dep.sha256 == "":
-        return f"{dep.name} appeared"
-    if dep.kind == "engine":
-        return f"engine file {dep.name} changed"
-    return f"{dep.name} changed"
 
 
 class Store:
@@ -179,6 +142,17 @@ class Store:
             self.save(section, result)
         return result, ""
 
+    def still_holds(self, result: SectionResult) -> str:
+        """ "" when what `result` read is as it was when it was recorded (what cannot be known
+        apart); else why not. Asked after a build's sections ran, since one may write what
+        another read."""
+        for dep in result.deps:
+            if dep.kind != "unknown":
+                why, _ = check(dep, self.base)
+                if why:
+                    return why
+        return ""
+
     def dependencies_hold(self) -> str:
         """ "" when every stored entry's recorded dependencies (files read, distributions,
         engine files) are as recorded; else why not. For the no-change check, which looks at
@@ -201,8 +175,8 @@ class Store:
         figures = []
         for cell in result.cells:
             for figure in cell.figures:
-                sha, size, mtime = digest(folder / figure.file)
-                figures.append(Dependency("figure", figure.file, figure.file, sha, size, mtime))
+                stat = digest(folder / figure.file)
+                figures.append(Dependency("figure", figure.file, figure.file, *stat))
         entry = {
             "result": result.to_json(),
             "figures": [d.to_json() for d in figures],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -313,3 +314,107 @@ def test_exception_with_an_unprintable_message_is_still_reported(
 ):
     folder = write_lesson(tmp_path, {"01-a.md": two_cells(code)})
     fails(tmp_path, at(folder, "01-a.md", "raise ", -1 if "Odd" in code else 1), says)
+
+
+# ---- what a cell leaves behind cannot hold the build or outlive it -----------------------------
+
+LEFT_RUNNING = {
+    "thread": "import threading, time\n"
+    'threading.Thread(target=time.sleep, args=(1000,), name="sleeper").start()',
+    "atexit": "import atexit, time\natexit.register(time.sleep, 1000)",
+}
+
+
+@pytest.mark.parametrize("what", sorted(LEFT_RUNNING))
+def test_a_leftover_thread_or_atexit_hook_cannot_hold_the_build(tmp_path: Path, what: str):
+    code = LEFT_RUNNING[what] + "\nx = 2"
+    folder = write_lesson(tmp_path, {"01-a.md": two_cells(code) + "\n`{python} x + 1`\n"})
+    t0 = time.monotonic()
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
+    seconds = time.monotonic() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert seconds < 15, f"the build took {seconds:.1f} s"
+    values = json.loads((tmp_path / "dist/cat/values.json").read_text("utf-8"))
+    assert [v["text"] for v in values["values"]] == ["3"]
+    where = at(folder, "01-a.md", "```{python}", 2)
+    kind = "thread 'sleeper'" if what == "thread" else "an atexit hook registered"
+    warnings = [line for line in proc.stderr.splitlines() if ": warning: " in line]
+    assert len(warnings) == 1 and warnings[0].startswith(f"{where}: warning: {kind}"), warnings
+    assert "still running 2 s after the section ended: stopped" in warnings[0]
+    assert processes_with(os.environ["TMPDIR"]) == []
+
+
+def test_processes_that_leave_the_group_do_not_outlive_the_build(tmp_path: Path):
+    marker = f"1000.{os.getpid()}4545"
+    pids = tmp_path / "pids.txt"
+    code = f"""
+import os, subprocess
+subprocess.Popen(["setsid", "sleep", "{marker}1"])
+subprocess.Popen(["sleep", "{marker}2"], start_new_session=True)
+if os.fork() == 0:  # a double fork: the grandchild is orphaned at once
+    os.setsid()
+    if os.fork() == 0:
+        with open({str(pids)!r}, "a") as f:
+            f.write(f"{{os.getpid()}}\\n")
+        os.execvp("sleep", ["sleep", "{marker}3"])
+    os._exit(0)
+x = 2
+"""
+    write_lesson(tmp_path, {"01-a.md": two_cells(code)})
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    (pid,) = [int(p) for p in pids.read_text().split()]
+    time.sleep(0.2)
+    assert processes_with(marker) == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_reprs_with_memory_addresses_are_identical_across_clean_builds(tmp_path: Path):
+    section = """
+    ## 对象
+
+    ```{python}
+    class Foo:
+        pass
+
+    def f():
+        pass
+
+    print(f, [Foo()])
+    Foo()
+    ```
+
+    对象：`{python} repr(Foo())`。
+    """
+    write_lesson(tmp_path, {"01-a.md": section})
+    builds = []
+    for n in range(2):
+        root = tmp_path / f"build{n}"  # fresh dist, figures and cache folders each time
+        shutil.copytree(tmp_path / "content", root / "content")
+        proc = run_build(root, "cat", "--no-pdf")  # a process each
+        assert proc.returncode == 0, proc.stderr
+        out = root / "dist/cat"
+        builds.append({name: (out / name).read_bytes() for name in ("index.html", "values.json")})
+    assert builds[0] == builds[1]
+    values = json.loads(builds[0]["values.json"])
+    assert [v["text"] for v in values["values"]] == ["<__main__.Foo object>"]
+    assert [(o["kind"], o["text"]) for o in values["outputs"]] == [
+        ("stdout", "<function f> [<__main__.Foo object>]\n"),
+        ("text", "<__main__.Foo object>"),
+    ]
+    assert " at 0x" not in builds[0]["index.html"].decode()
+
+
+def test_an_idle_thread_pool_is_shut_down_as_python_would_without_a_warning(tmp_path: Path):
+    pool = "from concurrent.futures import ThreadPoolExecutor\nPOOL = ThreadPoolExecutor(2)\n"
+    code = "import pools\nx = pools.POOL.submit(pow, 2, 5).result()"  # a module keeps the pool
+    write_lesson(tmp_path, {"01-a.md": two_cells(code) + "\n`{python} x`\n", "pools.py": pool})
+    t0 = time.monotonic()
+    proc = run_cli(tmp_path, "cat", "--no-pdf")
+    seconds = time.monotonic() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert ": warning: " not in proc.stderr
+    values = json.loads((tmp_path / "dist/cat/values.json").read_text("utf-8"))
+    assert [v["text"] for v in values["values"]] == ["32"]
+    assert seconds < 10, f"the build took {seconds:.1f} s"
