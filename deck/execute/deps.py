@@ -105,6 +105,11 @@ class Recorder:
         self.unknown: dict[int, str] = {}  # line -> why its inputs cannot be known
         self._folders: dict[str, str] = {}
         self._roots = (*self.stdlib, self.deck_dir)
+        # site folders may lie inside a stdlib root (a venv's lib/python3.X): a frame there is
+        # a library's. Both spellings, as frames name files by the path they were imported by.
+        raw_sites = [p for p in sys.path if p and os.path.basename(p) in SITE_DIR_NAMES]
+        raw_sites += [paths[k] for k in ("purelib", "platlib") if k in paths]
+        self._sites = tuple(sorted({os.path.join(p, "") for p in (*self.sites, *raw_sites)}))
 
     # ---- recording (called for every audit event: keep it cheap) -----------------------
 
@@ -129,7 +134,9 @@ class Recorder:
             pass
 
     def _by_author(self) -> bool:
-        return is_authors(sys._getframe(2), self.cell_file, self.lesson_dir, self._roots)
+        return is_authors(
+            sys._getframe(2), self.cell_file, self.lesson_dir, self._roots, self._sites
+        )
 
     def tested_path(self, path: Any) -> None:
         """`os.stat`/`os.lstat` was called on `path` (by the section or a library)."""

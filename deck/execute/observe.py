@@ -68,7 +68,11 @@ IMPORT_SYSTEM = (
 
 
 def is_authors(
-    frame: FrameType | None, cell_file: str, lesson_dir: str, engine_roots: tuple[str, ...]
+    frame: FrameType | None,
+    cell_file: str,
+    lesson_dir: str,
+    engine_roots: tuple[str, ...],
+    sites: tuple[str, ...] = (),
 ) -> bool:
     """Whether the innermost frame that is neither the standard library's nor the engine's is
     a cell's or a lesson module's (else a library's, or none)."""
@@ -76,8 +80,10 @@ def is_authors(
         name = frame.f_code.co_filename
         if name == cell_file or name.startswith(lesson_dir + os.sep):
             return True
-        if not name.startswith("<") and not name.startswith(engine_roots):
-            return False  # a library (site-packages or elsewhere)
+        if name.startswith(sites) or (
+            not name.startswith("<") and not name.startswith(engine_roots)
+        ):
+            return False  # a library (site-packages, even inside a venv's stdlib root)
         frame = frame.f_back
     return False
 
