@@ -132,3 +132,51 @@ def head_patterns(sentence: str = CAT_SENTENCE) -> dict:
             "weights": result.attentions[best["layer"], best["head"]].tolist(),
         }
     return {"tokens": result.tokens, "heads": heads, "counts": counts, "examples": examples}
+
+
+# 多义词：每个词两种词义、每种词义两句话；词都在同一个位置（"the" 之后），进编码器前完全相同
+SENSE_SETS = {
+    "bank": (
+        ("the bank of the river was muddy", "the bank of the stream was steep"),
+        ("the bank raised interest rates", "the bank approved the loan"),
+    ),
+    "bat": (
+        ("the bat flew out of the cave", "the bat slept in the barn"),
+        ("the bat hit the ball hard", "the bat was made of wood"),
+    ),
+    "plant": (
+        ("the plant needs water and sunlight", "the plant grew new leaves"),
+        ("the plant closed after the strike", "the plant hired new workers"),
+    ),
+    "pitcher": (
+        ("the pitcher threw a fast ball", "the pitcher won the game"),
+        ("the pitcher of milk was empty", "the pitcher of water was cold"),
+    ),
+    "bark": (
+        ("the bark of the tree was rough", "the bark peeled off the trunk"),
+        ("the bark of the dog was loud", "the bark woke the neighbours"),
+    ),
+}
+MIXING_INIT_STD = 0.1  # 随机编码器的初始化标准差：比 BERT 的 0.02 大，随机层才真正混进上下文
+
+
+def sense_gaps(model=None, sets: dict = SENSE_SETS) -> dict:
+    """最后一层：同一个词在四句话里的表示，两两余弦相似度。
+
+    返回 {词: {"gap"：同词义两对的平均 − 跨词义四对的平均（> 0 = 按词义分开），
+               "mean_similarity"：六对的平均（接近 1 = 几乎没混进上下文）}}
+    """
+    result = {}
+    for word, (first, second) in sets.items():
+        runs = [analyze(s, model) for s in (*first, *second)]
+        pos = runs[0].tokens.index(word)
+        assert all(r.tokens[pos] == word for r in runs)  # 同一个词、同一个位置
+        unit = [r.hidden_states[-1, pos] / np.linalg.norm(r.hidden_states[-1, pos]) for r in runs]
+        sim = np.array([[float(a @ b) for b in unit] for a in unit])
+        within = (sim[0, 1] + sim[2, 3]) / 2
+        across = float(sim[:2, 2:].mean())
+        result[word] = {
+            "gap": float(within - across),
+            "mean_similarity": float(sim[np.triu_indices(4, 1)].mean()),
+        }
+    return result
