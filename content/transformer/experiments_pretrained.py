@@ -180,3 +180,56 @@ def sense_gaps(model=None, sets: dict = SENSE_SETS) -> dict:
             "mean_similarity": float(sim[np.triu_indices(4, 1)].mean()),
         }
     return result
+
+
+# 同一句话换最后一个词：前 6 个 it 指 animal，后 6 个 it 指 street（都是一个 WordPiece）
+ENDINGS = {
+    "animal": ("tired", "hungry", "scared", "sleepy", "weak", "slow"),
+    "street": ("wide", "narrow", "busy", "crowded", "dark", "long"),
+}
+ENDING_STEM = "The animal didn't cross the street because it was too "
+
+
+def coreference_endings(layer: int, head: int, endings: dict = ENDINGS) -> dict:
+    """换多个结尾：给定的头在每句里的 it→animal / it→street / 其他词→animal，
+    以及「翻转头数」（在前一句偏向 animal、后一句偏向 street 的头的个数）：
+    指代真的变了的句对（animal 结尾 → street 结尾）与指代没变的句对（同组两个结尾）各算一遍。
+
+    返回 {"head": {指代: {"it_to_animal": [...], "it_to_street": [...], "others_to_animal": [...]}},
+          "flips_changed": [...], "flips_same": [...],
+          "weakest_right": [...]（指代变了的句对里，翻转头给正确词的权重取两句中较小者，再取最大）}
+    """
+    runs = {g: [analyze(ENDING_STEM + w) for w in words] for g, words in endings.items()}
+    tokens = runs["animal"][0].tokens
+    it, animal, street = tokens.index("it"), tokens.index("animal"), tokens.index("street")
+    others = [i for i in range(1, len(tokens) - 1) if i != it]
+    for run in (*runs["animal"], *runs["street"]):
+        assert run.tokens[:-2] == tokens[:-2] and len(run.tokens) == len(tokens)
+    result = {"head": {}}
+    for group, group_runs in runs.items():
+        w = [run.attentions[layer, head] for run in group_runs]
+        result["head"][group] = {
+            "it_to_animal": [float(x[it, animal]) for x in w],
+            "it_to_street": [float(x[it, street]) for x in w],
+            "others_to_animal": [float(x[others, animal].mean()) for x in w],
+        }
+
+    def prefers_animal(run) -> np.ndarray:
+        return run.attentions[:, :, it, animal] > run.attentions[:, :, it, street]
+
+    changed, weakest = [], []
+    for a in runs["animal"]:
+        for s in runs["street"]:
+            flips = prefers_animal(a) & ~prefers_animal(s)
+            changed.append(int(flips.sum()))
+            right = np.minimum(a.attentions[:, :, it, animal], s.attentions[:, :, it, street])
+            weakest.append(float(right[flips].max()) if flips.any() else 0.0)
+    same = [
+        int((prefers_animal(a) & ~prefers_animal(b)).sum())
+        for group_runs in runs.values()
+        for a in group_runs
+        for b in group_runs
+        if a is not b
+    ]
+    result.update({"flips_changed": changed, "flips_same": same, "weakest_right": weakest})
+    return result
