@@ -301,5 +301,5 @@ def test_more_heads_share_the_load_but_are_not_redundant(lesson: Built, ablation
     )
     assert lesson.number("n_heads", S) == 4 and lesson.number("n_wide", S) == 8
     # the paper in its own scope, and no "redundant" left on the slides
-    assert "20%（WMT）到 40%（BERT）" in lesson.html and "多数头必须保留" in lesson.html
+    assert "20%（WMT）到 40%（BERT）的头" in lesson.html and "多数头必须保留" in lesson.html
     assert "冗余是常态" not in lesson.html and "去掉大部分头" not in lesson.html

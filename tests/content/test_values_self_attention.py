@@ -178,6 +178,7 @@ def test_the_head_moves_a_little_with_the_referent_over_many_endings(
 
     text = lesson.output("it-endings-table")
     assert f"it → animal {span(to_animal['animal'])} {span(to_animal['street'])}" in text
+    assert "其他 → animal" in text
 
     # heads that "flip" between two endings with the same referent: the null for the count
     def prefers_animal(a: np.ndarray) -> np.ndarray:
