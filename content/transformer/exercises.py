@@ -21,13 +21,22 @@ def exercise_weights(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
 
 
 def typical_mistakes(Q: np.ndarray, K: np.ndarray) -> dict[str, np.ndarray]:
-    """三种常见错误各自算出的权重矩阵；每一行仍是一个概率分布（和为 1），看上去都像答案。"""
+    """三种常见错误各自算出的权重矩阵；每一行仍是一个概率分布（和为 1），看上去都像答案。
+
+    「忘了取指数」要求分数都是正数（否则算不出分布），用在分数全为正的题目上。
+    """
     d_k = Q.shape[-1]
+    scaled = Q @ K.T / np.sqrt(d_k)
     return {
         "忘了除以 √d_k": softmax(Q @ K.T, axis=-1),
         "除以 d_k 而不是 √d_k": softmax(Q @ K.T / d_k, axis=-1),
-        "Q、K 对调（算成 KQᵀ）": softmax(K @ Q.T / np.sqrt(d_k), axis=-1),
+        "忘了取指数（分数直接按行归一化）": scaled / scaled.sum(axis=-1, keepdims=True),
     }
+
+
+def column_softmax(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """另一种常见错误：softmax 沿列（对每个 key）做。它的一行一般不是概率分布（和 ≠ 1）。"""
+    return softmax(Q @ K.T / np.sqrt(Q.shape[-1]), axis=0)
 
 
 def missing_transpose_error(Q: np.ndarray, K: np.ndarray) -> str:

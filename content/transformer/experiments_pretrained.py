@@ -132,3 +132,104 @@ def head_patterns(sentence: str = CAT_SENTENCE) -> dict:
             "weights": result.attentions[best["layer"], best["head"]].tolist(),
         }
     return {"tokens": result.tokens, "heads": heads, "counts": counts, "examples": examples}
+
+
+# 多义词：每个词两种词义、每种词义两句话；词都在同一个位置（"the" 之后），进编码器前完全相同
+SENSE_SETS = {
+    "bank": (
+        ("the bank of the river was muddy", "the bank of the stream was steep"),
+        ("the bank raised interest rates", "the bank approved the loan"),
+    ),
+    "bat": (
+        ("the bat flew out of the cave", "the bat slept in the barn"),
+        ("the bat hit the ball hard", "the bat was made of wood"),
+    ),
+    "plant": (
+        ("the plant needs water and sunlight", "the plant grew new leaves"),
+        ("the plant closed after the strike", "the plant hired new workers"),
+    ),
+    "pitcher": (
+        ("the pitcher threw a fast ball", "the pitcher won the game"),
+        ("the pitcher of milk was empty", "the pitcher of water was cold"),
+    ),
+    "bark": (
+        ("the bark of the tree was rough", "the bark peeled off the trunk"),
+        ("the bark of the dog was loud", "the bark woke the neighbours"),
+    ),
+}
+MIXING_INIT_STD = 0.1  # 随机编码器的初始化标准差：比 BERT 的 0.02 大，随机层才真正混进上下文
+
+
+def sense_gaps(model=None, sets: dict = SENSE_SETS) -> dict:
+    """最后一层：同一个词在四句话里的表示，两两余弦相似度。
+
+    返回 {词: {"gap"：同词义两对的平均 − 跨词义四对的平均（> 0 = 按词义分开），
+               "mean_similarity"：六对的平均（接近 1 = 几乎没混进上下文）}}
+    """
+    result = {}
+    for word, (first, second) in sets.items():
+        runs = [analyze(s, model) for s in (*first, *second)]
+        pos = runs[0].tokens.index(word)
+        assert all(r.tokens[pos] == word for r in runs)  # 同一个词、同一个位置
+        unit = [r.hidden_states[-1, pos] / np.linalg.norm(r.hidden_states[-1, pos]) for r in runs]
+        sim = np.array([[float(a @ b) for b in unit] for a in unit])
+        within = (sim[0, 1] + sim[2, 3]) / 2
+        across = float(sim[:2, 2:].mean())
+        result[word] = {
+            "gap": float(within - across),
+            "mean_similarity": float(sim[np.triu_indices(4, 1)].mean()),
+        }
+    return result
+
+
+# 同一句话换最后一个词：前 6 个 it 指 animal，后 6 个 it 指 street（都是一个 WordPiece）
+ENDINGS = {
+    "animal": ("tired", "hungry", "scared", "sleepy", "weak", "slow"),
+    "street": ("wide", "narrow", "busy", "crowded", "dark", "long"),
+}
+ENDING_STEM = "The animal didn't cross the street because it was too "
+
+
+def coreference_endings(layer: int, head: int, endings: dict = ENDINGS) -> dict:
+    """换多个结尾：给定的头在每句里的 it→animal / it→street / 其他词→animal，
+    以及「翻转头数」（在前一句偏向 animal、后一句偏向 street 的头的个数）：
+    指代真的变了的句对（animal 结尾 → street 结尾）与指代没变的句对（同组两个结尾）各算一遍。
+
+    返回 {"head": {指代: {"it_to_animal": [...], "it_to_street": [...], "others_to_animal": [...]}},
+          "flips_changed": [...], "flips_same": [...],
+          "weakest_right": [...]（指代变了的句对里，翻转头给正确词的权重取两句中较小者，再取最大）}
+    """
+    runs = {g: [analyze(ENDING_STEM + w) for w in words] for g, words in endings.items()}
+    tokens = runs["animal"][0].tokens
+    it, animal, street = tokens.index("it"), tokens.index("animal"), tokens.index("street")
+    others = [i for i in range(1, len(tokens) - 1) if i != it]
+    for run in (*runs["animal"], *runs["street"]):
+        assert run.tokens[:-2] == tokens[:-2] and len(run.tokens) == len(tokens)
+    result = {"head": {}}
+    for group, group_runs in runs.items():
+        w = [run.attentions[layer, head] for run in group_runs]
+        result["head"][group] = {
+            "it_to_animal": [float(x[it, animal]) for x in w],
+            "it_to_street": [float(x[it, street]) for x in w],
+            "others_to_animal": [float(x[others, animal].mean()) for x in w],
+        }
+
+    def prefers_animal(run) -> np.ndarray:
+        return run.attentions[:, :, it, animal] > run.attentions[:, :, it, street]
+
+    changed, weakest = [], []
+    for a in runs["animal"]:
+        for s in runs["street"]:
+            flips = prefers_animal(a) & ~prefers_animal(s)
+            changed.append(int(flips.sum()))
+            right = np.minimum(a.attentions[:, :, it, animal], s.attentions[:, :, it, street])
+            weakest.append(float(right[flips].max()) if flips.any() else 0.0)
+    same = [
+        int((prefers_animal(a) & ~prefers_animal(b)).sum())
+        for group_runs in runs.values()
+        for a in group_runs
+        for b in group_runs
+        if a is not b
+    ]
+    result.update({"flips_changed": changed, "flips_same": same, "weakest_right": weakest})
+    return result

@@ -216,10 +216,11 @@ def load_model() -> MiniLM:
 
 
 @torch.no_grad()
-def untrained_model(seed: int = 0) -> MiniLM:
+def untrained_model(seed: int = 0, init_std: float | None = None) -> MiniLM:
     """同形状、未训练的对照：编码器各层按 BERT 的初始化方式重新抽取
-    （权重 ~ N(0, initializer_range)，偏置 0，LayerNorm γ=1、β=0）；
-    嵌入层沿用训练好的，所以第 0 层的输入与真实模型完全相同。"""
+    （权重 ~ N(0, init_std)，默认 init_std = config 的 initializer_range；偏置 0，
+    LayerNorm γ=1、β=0）；嵌入层沿用训练好的，所以第 0 层的输入与真实模型完全相同。
+    init_std 取得比 BERT 大时，随机的注意力与 FFN 才会真正把上下文混进每个位置。"""
     config = json.loads((model_dir() / "config.json").read_text())
     gen = torch.Generator().manual_seed(seed)
     model = MiniLM(config)
@@ -228,7 +229,8 @@ def untrained_model(seed: int = 0) -> MiniLM:
     model.load_state_dict(embeddings, strict=False)
     for module in model.encoder.modules():
         if isinstance(module, nn.Linear):
-            module.weight.normal_(0.0, config["initializer_range"], generator=gen)
+            std = config["initializer_range"] if init_std is None else init_std
+            module.weight.normal_(0.0, std, generator=gen)
             module.bias.zero_()
         elif isinstance(module, nn.LayerNorm):
             module.weight.fill_(1.0)

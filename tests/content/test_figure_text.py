@@ -67,3 +67,40 @@ def test_every_figure_text_is_at_least_18px(lesson: Built):
         if px < MIN_PX:
             too_small.append(f"slide {img['slide']} {img['src']}: {px:.1f} px")
     assert too_small == []
+
+
+IMAGE = re.compile(r'<image xlink:href="data:image/png;base64,([^"]+)"[^>]*? width="([\d.]+)"')
+
+
+def embedded_ppi(svg: Path) -> list[float]:
+    """Pixels per inch of each bitmap in an SVG: the PNG's own width (IHDR) over the width it
+    is drawn at (SVG units are points, 72 to the inch)."""
+    import base64
+    import struct
+
+    ppi = []
+    for data, width_pt in IMAGE.findall(svg.read_text("utf-8")):
+        png = base64.b64decode(data)
+        (pixels,) = struct.unpack(">I", png[16:20])
+        ppi.append(pixels / (float(width_pt) / 72))
+    return ppi
+
+
+def test_heatmaps_are_embedded_at_200_ppi_or_more(lesson: Built):
+    seen = 0
+    for figure in lesson.values["figures"]:
+        for ppi in embedded_ppi(lesson.out / figure["file"]):
+            seen += 1
+            assert ppi >= 199, f"{figure['file']}: {ppi:.0f} ppi"
+    assert seen >= 5  # the attention and encoding heat maps are bitmaps
+
+
+def test_chinese_y_labels_are_not_laid_on_their_side(lesson: Built):
+    """matplotlib draws a rotated label as glyph paths under a `rotate(-90)` group; no such
+    group may use a CJK font's glyphs (Chinese must read top to bottom, not sideways)."""
+    rotated = re.compile(r'<g transform="[^"]*rotate\(-90\)[^"]*">(.*?)</g>', re.S)
+    sideways = []
+    for figure in lesson.values["figures"]:
+        text = (lesson.out / figure["file"]).read_text("utf-8")
+        sideways += [figure["file"] for group in rotated.findall(text) if "CJK" in group]
+    assert sideways == []

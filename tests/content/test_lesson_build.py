@@ -165,13 +165,25 @@ def test_quiz_choices_are_of_similar_length(lesson: Built):
 WITHDRAWN = [
     "便于外推",  # sinusoidal extrapolation is measured, and fails
     "每层都是",  # LayerNorm's unit variance is true by construction
-    "互补性，而非冗余",  # with more heads than relations the heads are redundant
-    "直观感受梯度消失",  # without residuals the gradients do not vanish; positions collapse
+    "互补性，而非冗余",  # the seed's card; with more heads the load is shared (issue 18, F7)
+    "直观感受梯度消失",  # the seed's card; the collapse comes first (issue 18, F1)
     "一步并行",  # no measured speed-up on this machine
     "逐层抽象更深特征。",  # the seed's card, as a claim
     "没有人教它指代消解",  # the it → animal head does not resolve the reference
     "对拍",
     "乱猜",
+    # issue 18: wording the data did not support
+    "不是梯度消失",  # F1: the collapse makes the attention-pattern gradients vanish
+    "梯度没有消失",  # F1: the W_Q/W_K gradients do vanish
+    "只能随机猜测",  # F8: below chance, the model learns which digits occur
+    "不比随机猜测好",  # F2: far below chance, the order is read in reverse
+    "去掉大部分头",  # F3: 20 % (WMT) to 40 % (BERT), most heads must remain
+    "头多时冗余",  # F7: with 8 heads one head still costs tens of points
+    "冗余是常态",  # F7
+    "可深层训练",  # F9: only Pre-LN trains at the large learning rate
+    "差别不大",  # F9: without LayerNorm is lowest at the small learning rate, every seed
+    "本机",  # timings and cores are facts of the build machine
+    "和 it 指谁无关",  # F4: the head moves a little with the referent
 ]
 
 

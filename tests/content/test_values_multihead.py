@@ -207,7 +207,7 @@ def test_role_table_matches_bert(lesson: Built, bert):
 # ---------- switching heads off ----------
 
 
-def evaluate_ablation(num_heads: int) -> dict:
+def evaluate_ablation(num_heads: int, seed: int = 0) -> dict:
     """The lesson's training (seeded), evaluated our own way: a head is switched off by zeroing
     its columns of W_O, accuracies counted by our own loop."""
     from experiments_training import (
@@ -219,10 +219,10 @@ def evaluate_ablation(num_heads: int) -> dict:
         train,
     )
 
-    with reproducible(0):
+    with reproducible(seed):
         model = RelationModel(num_heads=num_heads)
-        losses = train(model, relation_batch, relation_loss, 400, lr=3e-3, seed=0)
-        x, r, y = relation_batch(torch.Generator().manual_seed(1), 2000)
+        losses = train(model, relation_batch, relation_loss, 400, lr=3e-3, seed=seed)
+        x, r, y = relation_batch(torch.Generator().manual_seed(seed + 1), 2000)
         # the targets really are the three relations
         first, prev, nxt = x[:, :1].expand_as(x), torch.roll(x, 1, 1), torch.roll(x, -1, 1)
         assert torch.equal(y[r == 0], prev[r == 0]) and torch.equal(y[r == 1], nxt[r == 1])
@@ -254,6 +254,12 @@ def ablations() -> dict[int, dict]:
     return {h: evaluate_ablation(h) for h in (4, 8)}
 
 
+@pytest.fixture(scope="module")
+def ablation_seeds(ablations) -> dict[int, list[dict]]:
+    """Seeds 0, 1, 2 for 4 and 8 heads (seed 0 shared with `ablations`)."""
+    return {h: [ablations[h], *(evaluate_ablation(h, s) for s in (1, 2))] for h in (4, 8)}
+
+
 def test_ablation_numbers_match_own_evaluation(lesson: Built, ablations):
     ablation = ablations[4]
     (data,) = lesson.widgets("head-ablation")  # the interactive slide's embedded data
@@ -269,18 +275,31 @@ def test_ablation_numbers_match_own_evaluation(lesson: Built, ablations):
     assert lesson.number("n_test", S) == 2000
 
 
-def test_more_heads_than_relations_means_redundancy(lesson: Built, ablations):
-    """With 4 heads one head carries a relation; with 8 the largest single-head drop is smaller,
-    relations are shared by several heads and some heads can go without any loss."""
-    four, eight = ablations[4]["drop"], ablations[8]["drop"]
-    assert min(ablations[4]["full"]) >= 0.95 and min(ablations[8]["full"]) >= 0.95
-    for j in range(3):  # 4 heads: each relation has a head whose removal hurts only it
-        owner = int(four[:, j].argmax())
-        assert four[owner, j] >= 0.1 and np.delete(four[owner], j).max() <= 0.05
-    assert eight.max() < four.max()
-    assert lesson.number('f"{drop.max():.0%}"', S) == rounded(100 * four.max(), 0, 0.01)
-    assert lesson.number('f"{drop_wide.max():.0%}"', S) == rounded(100 * eight.max(), 0, 0.01)
-    sharers = (eight >= 0.05).sum(axis=0)
-    assert lesson.number("int((sharers >= 2).sum())", S) == (sharers >= 2).sum() >= 2
-    assert lesson.number("idle", S) == int((eight.max(axis=1) < 0.05).sum())
+def test_more_heads_share_the_load_but_are_not_redundant(lesson: Built, ablation_seeds):
+    """With 4 heads one head carries a relation; with 8 the largest single-head drop is smaller
+    in every seed, but still tens of points: the load is spread, not redundant."""
+    for four, eight in zip(*(ablation_seeds[h] for h in (4, 8)), strict=True):
+        assert min(four["full"]) >= 0.95 and min(eight["full"]) >= 0.95
+        for j in range(3):  # 4 heads: each relation has a head whose removal hurts only it
+            owner = int(four["drop"][:, j].argmax())
+            assert four["drop"][owner, j] >= 0.1
+            assert np.delete(four["drop"][owner], j).max() <= 0.05
+        assert 0.2 < eight["drop"].max() < four["drop"].max()
+    narrow = [100 * run["drop"].max() for run in ablation_seeds[4]]
+    wide = [100 * run["drop"].max() for run in ablation_seeds[8]]
+    idle = [int((run["drop"].max(axis=1) < 0.05).sum()) for run in ablation_seeds[8]]
+    for expr, values in (("points(narrow_max)", narrow), ("points(wide_max)", wide)):
+        shown = [float(v) for v in lesson.inline(expr, S).split("–")]
+        assert min(shown) == rounded(min(values), 0, 0.01)
+        assert max(shown) == rounded(max(values), 0, 0.01)
+    assert lesson.number("min(wide_idle)", S) == min(idle)
+    assert lesson.number("max(wide_idle)", S) == max(idle)
+    first4, first8 = ablation_seeds[4][0]["drop"], ablation_seeds[8][0]["drop"]
+    assert lesson.number('f"{100 * drop.max():.0f}"', S) == rounded(100 * first4.max(), 0, 0.01)
+    assert lesson.number('f"{100 * drop_wide.max():.0f}"', S) == rounded(
+        100 * first8.max(), 0, 0.01
+    )
     assert lesson.number("n_heads", S) == 4 and lesson.number("n_wide", S) == 8
+    # the paper in its own scope, and no "redundant" left on the slides
+    assert "20%（WMT）到 40%（BERT）的头" in lesson.html and "多数头必须保留" in lesson.html
+    assert "冗余是常态" not in lesson.html and "去掉大部分头" not in lesson.html

@@ -203,17 +203,16 @@ def order_batch(gen: torch.Generator, size: int, n: int, lo: int, hi: int):
     return x, ((x == 0).float().argmax(1) < (x == 1).float().argmax(1)).long()
 
 
-def test_extrapolation_fails_for_an_independent_model_too(lesson: Built):
+def independent_extrapolation(seed: int, train_len: int, test_len: int) -> dict[str, float]:
     """PyTorch's own encoder layer, the closed-form sinusoid, our own training loop: trained at
-    length 8, it is right at seen positions of longer sequences and not at unseen ones."""
-    train_len, test_len = int(lesson.number("train_len")), int(lesson.number("test_len"))
-    torch.manual_seed(0)
+    length train_len, tested on length test_len with A and B at seen or at unseen positions."""
+    torch.manual_seed(seed)
     embed = nn.Embedding(12, 32)
     layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
     out = nn.Linear(32, 2)
     params = [*embed.parameters(), *layer.parameters(), *out.parameters()]
     optimizer = torch.optim.Adam(params, lr=3e-3)
-    gen = torch.Generator().manual_seed(0)
+    gen = torch.Generator().manual_seed(seed)
 
     def predict(x: torch.Tensor) -> torch.Tensor:
         pe = torch.tensor(closed_pe(x.size(1), 32), dtype=torch.float32)
@@ -230,13 +229,23 @@ def test_extrapolation_fails_for_an_independent_model_too(lesson: Built):
         for name, (lo, hi) in {"seen": (0, train_len), "unseen": (train_len, test_len)}.items():
             x, y = order_batch(torch.Generator().manual_seed(9), 1000, test_len, lo, hi)
             accuracy[name] = float((predict(x).argmax(1) == y).float().mean())
-    assert accuracy["seen"] >= 0.95 and accuracy["unseen"] < 0.6
-    # the lesson's own numbers tell the same story
-    shown = re.findall(r"\d\.\d{3}", lesson.output("pe-extrapolation"))  # the accuracy column
-    acc_train, acc_seen, acc_unseen = map(float, shown)
-    assert acc_train >= 0.95 and acc_seen >= 0.95 and acc_unseen < 0.6
-    assert lesson.number('f"{acc_unseen:.0%}"') == rounded(100 * acc_unseen, 0, 0.05)
+    return accuracy
+
+
+def test_extrapolation_fails_below_chance_for_an_independent_model_too(lesson: Built):
+    train_len, test_len = int(lesson.number("train_len")), int(lesson.number("test_len"))
+    for seed in range(3):
+        accuracy = independent_extrapolation(seed, train_len, test_len)
+        # right at seen positions of longer sequences, below chance at unseen ones, every seed
+        assert accuracy["seen"] >= 0.95 and accuracy["unseen"] < 0.5
+    # the lesson's own ranges over its seeds tell the same story
+    # each row: "a%–b%" over the seeds, or "a%" when every seed gave the same
+    shown = re.findall(r" (\d+)%(?:–(\d+)%)?", lesson.output("pe-extrapolation"))
+    (train_lo, _), (seen_lo, _), (unseen_lo, unseen_hi) = [(int(a), int(b or a)) for a, b in shown]
+    assert train_lo >= 95 and seen_lo >= 95 and unseen_lo <= unseen_hi < 50 - 3
+    assert lesson.inline("pct(unseen_lo, unseen_hi)") == f"{unseen_lo}%–{unseen_hi}%"
     assert lesson.inline("f\"{extra['chance']:.0%}\"") == "50%"
+    assert lesson.number('f"{noise:.0%}"') == rounded(100 * 3 * math.sqrt(0.25 / 2000), 0, 0.05)
 
 
 def test_section_figures_have_alt_text(lesson: Built):

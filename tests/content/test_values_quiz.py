@@ -74,16 +74,25 @@ def test_scaling_quiz_quotes_its_experiment(lesson: Built):
 def test_two_by_two_quiz_answer_and_mistakes(lesson: Built):
     Q, K = [[1.0, 0.0, 2.0], [0.0, 1.0, 1.0]], [[1.0, 1.0, 0.0], [0.0, 1.0, 2.0]]
     KT = [list(col) for col in zip(*K, strict=True)]
-    QT = [list(col) for col in zip(*Q, strict=True)]
     scale = 1 / math.sqrt(3)
     scores = matmul(Q, KT)
     right = softmax_rows([[x * scale for x in row] for row in scores])[0]
     no_scaling = softmax_rows(scores)[0]
     over_d_k = softmax_rows([[x / 3 for x in row] for row in scores])[0]
-    swapped = softmax_rows([[x * scale for x in row] for row in matmul(K, QT)])[0]
+    no_exp = [x / sum(scores[0]) for x in scores[0]]  # scores normalised without exp
     quiz = lesson.quiz("t1 的注意力权重")
     assert quiz["answer_text"] == text(right)
-    assert sorted(quiz["choices"]) == sorted(map(text, [right, no_scaling, over_d_k, swapped]))
+    assert sorted(quiz["choices"]) == sorted(map(text, [right, no_scaling, over_d_k, no_exp]))
+    # nothing to rule out without computing: no uniform row, all lean the same way
+    for row in (right, no_scaling, over_d_k, no_exp):
+        assert abs(row[0] - 0.5) > 0.05 and row[0] < row[1]
+    # the column softmax (section 2's promised mistake) is labelled in the explanation
+    column = [
+        math.exp(scores[0][j] * scale) / sum(math.exp(r[j] * scale) for r in scores)
+        for j in range(2)
+    ]
+    assert text(column) in quiz["explanation"] and f"{sum(column):.3f}" in quiz["explanation"]
+    assert "[0.500, 0.500]" not in quiz["choices"]
     for choice in quiz["choices"]:  # every distractor is a distribution too
         assert sum(float(x) for x in re.findall(r"\d\.\d+", choice)) == pytest.approx(1, abs=2e-3)
     assert text(right) in quiz["explanation"]

@@ -149,7 +149,7 @@ def test_pe_ablation_table(lesson: Built):
     assert agree_with <= 2 * (1 - acc_with) + 1e-9
     assert lesson.inline("f\"{pe_run['chance']:.0%}\"") == "50%"
     assert lesson.inline("f\"{pe_run['accuracy_without_pe']:.0%}\"") == "50%"
-    assert lesson.number("f\"{pe_run['accuracy_with_pe']:.0%}\"") == rounded(100 * acc_with, 0)
+    assert acc_with >= lesson.number('f"{pe_with_lo:.0%}"') / 100 - 0.005 >= 0.95 - 0.005
 
 
 def test_without_positions_a_swap_cannot_change_the_prediction():
@@ -170,7 +170,7 @@ def test_without_positions_a_swap_cannot_change_the_prediction():
 # ---------- 回到课程问题 ----------
 
 
-def far_ratio_with_torch_rnn(seed: int, min_distance: int) -> float:
+def far_ratio_with_torch_rnn(seed: int, min_distance: int, gain: float = 1.0) -> float:
     """Rebuild one seed's inputs; Jacobians of torch.nn.RNN and F.scaled_dot_product_attention."""
     seq_len, d, hidden, n_trials = 40, 16, 32, 8
     gen = torch.Generator().manual_seed(seed)
@@ -178,7 +178,7 @@ def far_ratio_with_torch_rnn(seed: int, min_distance: int) -> float:
     def randn(*shape):
         return torch.randn(*shape, generator=gen, dtype=torch.float64)
 
-    W_x, W_h = randn(d, hidden) / math.sqrt(d), randn(hidden, hidden) / math.sqrt(hidden)
+    W_x, W_h = randn(d, hidden) / math.sqrt(d), gain * randn(hidden, hidden) / math.sqrt(hidden)
     W_q, W_k, W_v = (randn(d, d) / math.sqrt(d) for _ in range(3))
     rnn = torch.nn.RNN(d, hidden, bias=False, dtype=torch.float64)
     with torch.no_grad():
@@ -208,10 +208,17 @@ def test_gradient_spread_with_torch_rnn(lesson: Built):
     assert lesson.inline('f"{hi:,.0f}"', "01") == lesson.inline('f"{sum_hi:,.0f}"')
     assert max(ratios) > 1.5 * min(ratios)  # a single seed's ratio would be false precision
     assert lesson.number("far_from", "01") == far
+    # the ratio belongs to this initialisation: a larger W_h gives a few-fold ratio
+    gain = lesson.number("gain", "01")
+    gained = [far_ratio_with_torch_rnn(seed, far, gain) for seed in range(seeds)]
+    assert max(gained) < 0.01 * min(ratios)
+    for expr, value in (('f"{gain_lo:.1f}"', min(gained)), ('f"{gain_hi:.1f}"', max(gained))):
+        assert lesson.number(expr, "01") == rounded(value, 1, 1e-3)
 
 
 def test_background_cost_table(lesson: Built):
     import os
+    import platform
 
     from lesson_build import NUMBER
 
@@ -224,6 +231,8 @@ def test_background_cost_table(lesson: Built):
         assert flops == rounded((4 * n * n * d) / (4 * n * d * d), 0)
         assert rnn_ms > 0 and att_ms > 0  # timed: no claim on the values
     assert lesson.inline("cpus", "01") == str(os.cpu_count())
+    assert lesson.inline("machine", "01") == platform.machine()
+    assert "构建这份幻灯片的机器" in lesson.html and "本机只有" not in lesson.html
 
 
 def test_recap_lines(lesson: Built):
@@ -233,10 +242,12 @@ def test_recap_lines(lesson: Built):
     flops = "f\"{cost['attention_flops'][-1] / cost['rnn_flops'][-1]:.0f}\""
     assert lesson.number(flops) == (4 * n * n * d) / (4 * n * d * d)  # n / d
     assert lesson.number("f\"{perm_run['error_without_pe']:.0e}\"") < 1e-5
-    # the residual line quotes section 5's measurement at initialisation
-    assert lesson.inline('f"{sim_without:.3f}"') == lesson.inline('f"{sim_without[-1]:.3f}"', "05")
-    assert lesson.inline('f"{sim_with:.2f}"') == lesson.inline('f"{sim_with[-1]:.2f}"', "05")
-    assert lesson.number('collapse["layer"][-1]') == lesson.number('init["layer"][-1]', "05")
+    # the residual line: section 5's measurement at initialisation, over the same seeds
+    assert lesson.number('f"{sim_without:.3f}"') > 0.99 and lesson.number('f"{sim_with:.2f}"') < 0.7
+    assert lesson.number('collapse["layer"][-1]') == lesson.number("n_enc", "05") == 6
+    # "N 类模式" leaves out the classifier's catch-all ("混合")
+    labels = [part.split(" ")[0] for part in lesson.inline("count_text", "04").split("，")]
+    assert lesson.number("len(named_patterns)") == len([x for x in labels if x != "混合"])
     # the multi-head line quotes section 4's head patterns, not the it → animal head
     assert lesson.inline('sum_counts.get("cls", 0)') == lesson.inline(
         'patterns["counts"].get("cls", 0)', "04"
