@@ -102,6 +102,9 @@ class Recorder:
         self.listed: dict[str, None] = {}
         self.tested: dict[str, None] = {}
         self.env: dict[str, None] = {}
+        # the environment the section started with: a variable a library sets for itself
+        # (torch's TORCHINDUCTOR_CACHE_DIR) is recorded as it was, which the build can compare
+        self.initial_env = dict(os.environ)
         self.unknown: dict[int, str] = {}  # line -> why its inputs cannot be known
         self._folders: dict[str, str] = {}
         self._roots = (*self.stdlib, self.deck_dir)
@@ -291,7 +294,7 @@ class Recorder:
                 name, stored = self._name(real, "file")
                 deps.append(Dependency(kind, name, stored, state(real), 0, 0))
         for name in sorted(self.env):
-            deps.append(Dependency("env", name, name, env_state(name), 0, 0))
+            deps.append(Dependency("env", name, name, env_state(name, self.initial_env), 0, 0))
         for real in sorted({self._real(p) for p in self.written}):
             if self._place(real) == ("file", real) and os.path.isfile(real):
                 name, stored = self._name(real, "file")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from deck.model import Dependency
@@ -71,8 +72,8 @@ def stat_state(path: str) -> str:
     return text_state(f"file {identity(st)}")
 
 
-def env_state(name: str) -> str:
-    value = os.environ.get(name)
+def env_state(name: str, environ: Mapping[str, str] = os.environ) -> str:
+    value = environ.get(name)
     return "" if value is None else text_state(value)
 
 

@@ -116,6 +116,23 @@ def test_a_changed_environment_variable_reruns(tmp_path: Path, monkeypatch: pyte
     assert shown(tmp_path) == ["42"]
 
 
+def test_a_variable_the_section_sets_itself_is_known_as_it_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A library sets a variable for itself and reads it back (torch's
+    TORCHINDUCTOR_CACHE_DIR): it counts as it was when the section started (unset), so the
+    section is reused, and setting it outside still re-runs it."""
+    monkeypatch.delenv("DECK_TEST_SELF", raising=False)
+    code = "import os\nos.environ.setdefault('DECK_TEST_SELF', '/tmp/x')\nn = len(os.environ['DECK_TEST_SELF'])"
+    write_lesson(tmp_path, {"01-a.md": section(code, "n")})
+    assert build_report(tmp_path, "cat")["ok"] and shown(tmp_path) == ["6"]
+    assert build_report(tmp_path, "cat")["executed"] == []
+    monkeypatch.setenv("DECK_TEST_SELF", "/tmp/longer")
+    report = build_report(tmp_path, "cat")
+    assert report["reasons"] == {"cat/01-a": "environment variable DECK_TEST_SELF changed"}
+    assert shown(tmp_path) == ["11"]
+
+
 READ_BY_CAT = (
     "import subprocess\n"
     "n = int(subprocess.run(['cat', 'n.txt'], capture_output=True, text=True).stdout)"
