@@ -123,7 +123,10 @@ def test_a_variable_the_section_sets_itself_is_known_as_it_started(
     TORCHINDUCTOR_CACHE_DIR): it counts as it was when the section started (unset), so the
     section is reused, and setting it outside still re-runs it."""
     monkeypatch.delenv("DECK_TEST_SELF", raising=False)
-    code = "import os\nos.environ.setdefault('DECK_TEST_SELF', '/tmp/x')\nn = len(os.environ['DECK_TEST_SELF'])"
+    code = (
+        "import os\nos.environ.setdefault('DECK_TEST_SELF', '/tmp/x')\n"
+        "n = len(os.environ['DECK_TEST_SELF'])"
+    )
     write_lesson(tmp_path, {"01-a.md": section(code, "n")})
     assert build_report(tmp_path, "cat")["ok"] and shown(tmp_path) == ["6"]
     assert build_report(tmp_path, "cat")["executed"] == []
