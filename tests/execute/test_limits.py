@@ -358,6 +358,11 @@ if os.fork() == 0:  # a double fork: the grandchild is orphaned at once
             f.write(f"{{os.getpid()}}\\n")
         os.execvp("sleep", ["sleep", "{marker}3"])
     os._exit(0)
+import time
+for _ in range(1000):  # the grandchild has written its pid (else the build may end first)
+    if os.path.exists({str(pids)!r}) and open({str(pids)!r}).read().endswith("\\n"):
+        break
+    time.sleep(0.01)
 x = 2
 """
     write_lesson(tmp_path, {"01-a.md": two_cells(code)})
