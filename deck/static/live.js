@@ -22,7 +22,8 @@
   }
 
   // The banner: at the top, clear of reveal's menu button, arrows and slide number (all at
-  // the bottom); its close button or Esc hides it until the errors change.
+  // the bottom) and of the search box (top right); its close button or Esc hides it until
+  // the errors change.
   var shownText = null;
   var dismissed = null;
   function showErrors(errors) {
@@ -34,7 +35,7 @@
       banner.setAttribute("role", "alert");
       banner.style.cssText =
         "position:fixed;left:50%;top:8px;transform:translateX(-50%);z-index:99;" +
-        "width:min(900px,calc(100vw - 32px));box-sizing:border-box;display:flex;gap:8px;" +
+        "width:min(760px,calc(100vw - 32px));box-sizing:border-box;display:flex;gap:8px;" +
         "align-items:flex-start;padding:10px 10px 10px 16px;background:#fbe7e7;color:#7a1010;" +
         "border:1px solid #c0392b;border-radius:6px;box-shadow:0 2px 8px rgba(0,0,0,.25)";
       var pre = document.createElement("pre");
