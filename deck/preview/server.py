@@ -176,7 +176,9 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             data = None
         if data is None or path is None:
-            if route.endswith(("/", ".html")):  # a page: say so, and load it once it is built
+            if route == "/favicon.ico":  # what a browser asks for on every page: no icon
+                self.reply(b"", "image/x-icon", with_body, HTTPStatus.NO_CONTENT)
+            elif route.endswith(("/", ".html")):  # a page: say so, and load it once it is built
                 self.reply(self.missing(route), "text/html; charset=utf-8", with_body, 404)
             else:
                 self.send_error(HTTPStatus.NOT_FOUND)

@@ -26,6 +26,9 @@ NO_WRAP = {"a", "button", "label", "summary", "select", "option", "textarea", "s
 URL_START = re.compile(
     r"(?i)\b(?:href|src|xlink:href|action|formaction|poster|cite|background)\s*=\s*[\"']?$"
 )
+# A value that reads as one number (or a range, or a short number with a unit): kept on one
+# line (`data-unbroken`, deck.css), as a break at its minus, dash or comma would misread it.
+UNBROKEN = re.compile(r"(?=.*\d)(?:\S{1,40}|.{1,16})", re.S)
 SCRIPT_URL = re.compile(r"(?i)^(?:javascript|vbscript):")
 URL_IGNORED = re.compile(r"[\x00-\x20]")  # what a browser skips in a URL's scheme
 
@@ -181,8 +184,9 @@ def value_span(expr: str, loc: str, text: str, producers: list[Producer]) -> str
     line ranges of the statements binding the names the expression uses."""
     cells = " ".join(str(p.cell.loc) for p in producers)
     marks = " ".join(dict.fromkeys(f"{b.first}-{b.last}" for p in producers for b in p.bindings))
+    unbroken = " data-unbroken" if UNBROKEN.fullmatch(text) else ""
     return (
-        f'<span class="value" tabindex="0" role="button" aria-haspopup="dialog" '
+        f'<span class="value"{unbroken} tabindex="0" role="button" aria-haspopup="dialog" '
         f'aria-expanded="false" data-expr="{html.escape(expr)}" data-loc="{html.escape(loc)}" '
         f'data-cells="{html.escape(cells)}" data-marks="{marks}">{html.escape(text)}</span>'
     )

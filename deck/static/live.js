@@ -21,22 +21,67 @@
     location.reload();
   }
 
+  // The banner: at the top, clear of reveal's menu button, arrows and slide number (all at
+  // the bottom) and of the search box (top right); its close button or Esc hides it until
+  // the errors change.
+  var shownText = null;
+  var dismissed = null;
   function showErrors(errors) {
     live.errors = errors;
     if (!banner && errors.length === 0) return;
     if (!banner) {
-      banner = document.createElement("pre");
-      banner.id = "deck-live-errors";
+      banner = document.createElement("div");
+      banner.id = "deck-live-banner";
       banner.setAttribute("role", "alert");
       banner.style.cssText =
-        "position:fixed;left:0;right:0;bottom:0;z-index:99;margin:0;max-height:40vh;" +
-        "overflow:auto;padding:12px 16px;background:#fbe7e7;color:#7a1010;font-size:14px;" +
+        "position:fixed;left:50%;top:8px;transform:translateX(-50%);z-index:99;" +
+        "width:min(760px,calc(100vw - 32px));box-sizing:border-box;display:flex;gap:8px;" +
+        "align-items:flex-start;padding:10px 10px 10px 16px;background:#fbe7e7;color:#7a1010;" +
+        "border:1px solid #c0392b;border-radius:6px;box-shadow:0 2px 8px rgba(0,0,0,.25)";
+      var pre = document.createElement("pre");
+      pre.id = "deck-live-errors";
+      pre.style.cssText =
+        "flex:1 1 auto;margin:0;max-height:35vh;overflow:auto;font-size:14px;" +
         "white-space:pre-wrap;font-family:monospace";
+      var close = document.createElement("button");
+      close.type = "button";
+      close.textContent = "×";
+      close.setAttribute("aria-label", /^en/i.test(document.documentElement.lang) ? "Close" : "关闭");
+      close.title = "Esc";
+      close.style.cssText =
+        "flex:0 0 auto;font-size:20px;line-height:1;padding:2px 8px;cursor:pointer;" +
+        "background:transparent;border:1px solid #c0392b;border-radius:4px;color:inherit";
+      close.addEventListener("click", dismiss);
+      banner.appendChild(pre);
+      banner.appendChild(close);
       document.body.appendChild(banner);
     }
-    banner.textContent = errors.join("\n");
-    banner.hidden = errors.length === 0;
+    var text = errors.join("\n");
+    banner.querySelector("pre").textContent = text;
+    if (text !== shownText) dismissed = null; // new errors are shown again
+    shownText = text;
+    banner.hidden = errors.length === 0 || dismissed === text;
+    banner.style.display = banner.hidden ? "none" : "flex";
   }
+
+  function dismiss() {
+    if (!banner || banner.hidden) return false;
+    dismissed = shownText;
+    banner.hidden = true;
+    banner.style.display = "none";
+    return true;
+  }
+  // Esc while the banner shows closes it (and only it: reveal.js does not see that key).
+  document.addEventListener(
+    "keydown",
+    function (event) {
+      if (event.key === "Escape" && dismiss()) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+      }
+    },
+    true
+  );
 
   // A page split into what may be patched (the slides) and everything else (the shell).
   function parse(text, hash) {
