@@ -158,6 +158,34 @@
     }
   });
 
+  // ---- clicker-safe focus --------------------------------------------------------------
+  // A control clicked with the mouse (a quiz choice, a widget's button or slider) keeps the
+  // focus, and reveal leaves keys alone while an input has it: a clicker's page turn would
+  // press the button again or move the slider. So a navigation key lets go of a control in a
+  // slide first, unless the keyboard put the focus there (Tab: Space presses it, arrows move
+  // a slider) or the control takes typed text. PageUp/PageDown, which clickers send and which
+  // no lecturer types into a slide, always turn the page.
+  var NAV_KEYS = ["ArrowRight", "ArrowLeft", "ArrowUp", "ArrowDown", " ", "Home", "End"];
+  var TYPED = /^(text|search|email|url|tel|password|number)$/;
+  // Chromium's :focus-visible turns on at the first key pressed, so the pointer is tracked.
+  var pointing = false;
+  var pointerFocused = null;
+  window.addEventListener("pointerdown", function () { pointing = true; }, true);
+  window.addEventListener("focusin", function (event) {
+    pointerFocused = pointing ? event.target : null;
+  }, true);
+  window.addEventListener("keydown", function (event) {
+    pointing = false;
+    if (event.ctrlKey || event.altKey || event.metaKey) return;
+    var clicker = event.key === "PageUp" || event.key === "PageDown";
+    if (!clicker && NAV_KEYS.indexOf(event.key) < 0) return;
+    var el = document.activeElement;
+    if (!el || !el.closest || !el.closest(".reveal .slides")) return;
+    var typed = el.isContentEditable || el.tagName === "TEXTAREA" ||
+      (el.tagName === "INPUT" && TYPED.test(el.type));
+    if (clicker || (!typed && el === pointerFocused)) el.blur();
+  }, true);
+
   // A preview asks for what happened before it loaded once its own deck is set up.
   Reveal.on("ready", function () {
     if (receiver && hub()) post(hub(), { namespace: NS, type: "hello" });

@@ -20,6 +20,10 @@
         noCell: "没有单元格绑定这个表达式用到的名字：它只由表达式本身算出。"
       };
 
+  // Navigation keys: arrows, PageUp/PageDown and space (what clickers send), Home/End, "."
+  // (reveal's pause: a blank screen) and "b" (the blackboard).
+  var NAV_KEYS = ["ArrowRight", "ArrowLeft", "ArrowUp", "ArrowDown", "PageUp", "PageDown", " ",
+    "Home", "End", ".", "b", "B"];
   var popover = null;
   var opener = null;
 
@@ -107,7 +111,13 @@
       if (block.first) block.node.scrollTop = block.first.offsetTop - block.node.clientHeight / 3;
     });
     popover.addEventListener("keydown", function (event) {
-      event.stopPropagation(); // keys typed here do not drive the slides
+      // What a clicker sends turns the page and closes the popover (the projector must never
+      // look frozen); other keys typed here do not drive the slides.
+      if (NAV_KEYS.indexOf(event.key) >= 0 && !event.ctrlKey && !event.altKey && !event.metaKey) {
+        close(false);
+        return;
+      }
+      event.stopPropagation();
       if (event.key === "Escape") {
         event.preventDefault();
         close(true);
