@@ -186,6 +186,28 @@
     if (clicker || (!typed && el === pointerFocused)) el.blur();
   }, true);
 
+  // The speaker window hands its keys to the current slide's preview, which turns the page
+  // (and `A` reveals the answer) everywhere. With the focus in the upcoming slide's preview
+  // (the lecturer clicked it) the keys would drive that preview alone, a slide ahead: they go
+  // to the current one instead. Only the current preview posts its events (reveal's notes
+  // plugin asks it to); the upcoming one is the other frame of the speaker window.
+  var upcoming = receiver && !/[?&]postMessageEvents=true/.test(window.location.search);
+  if (upcoming) {
+    window.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.altKey || event.metaKey) return;
+      var frames = window.parent.frames;
+      for (var k = 0; k < frames.length; k++) {
+        if (frames[k] !== window) {
+          frames[k].postMessage(JSON.stringify({ method: "triggerKey", args: [event.keyCode] }),
+            "*");
+          event.preventDefault();
+          event.stopImmediatePropagation();
+          return;
+        }
+      }
+    }, true);
+  }
+
   // A preview asks for what happened before it loaded once its own deck is set up.
   Reveal.on("ready", function () {
     if (receiver && hub()) post(hub(), { namespace: NS, type: "hello" });

@@ -213,3 +213,79 @@ def test_keyboard_users_keep_space_and_arrows_on_their_control(deck):
     assert at(deck) == WIDGET
     deck.keyboard.press("PageDown")  # but a clicker's key always turns the page
     deck.wait_for_function(f"Reveal.getIndices().h === {LAST}")
+
+
+# ---- the speaker window: `A` and a blank screen ----------------------------------------------
+
+
+def open_speaker_view(context: BrowserContext, deck: Page) -> tuple[Page, Frame]:
+    """The speaker window (`S`) and its current-slide preview, both following the deck."""
+    deck.evaluate("document.activeElement.blur()")
+    with context.expect_page() as info:
+        deck.keyboard.press("s")
+    speaker = info.value
+    speaker.set_default_timeout(10_000)
+    frame = speaker.wait_for_selector("#current-slide iframe").content_frame()
+    assert frame is not None
+    frame.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    frame.wait_for_function(f"Reveal.getIndices().h === {at(deck)}")
+    speaker.wait_for_selector(".deck-speaker-button", state="attached")
+    return speaker, frame
+
+
+REVEALED = "document.querySelector('section.present .quiz').classList.contains('revealed')"
+
+
+def test_a_in_the_speaker_window_reveals_the_answer_on_the_projector(context, deck):
+    go(deck, QUIZ)
+    speaker, frame = open_speaker_view(context, deck)
+    speaker.locator(".speaker-controls-notes, #speaker-controls").first.click()  # its own text
+    speaker.keyboard.press("a")
+    deck.wait_for_function(REVEALED)
+    deck.locator("section.present .quiz-explain").wait_for(state="visible")
+    assert "正确答案" in deck.locator("section.present .quiz-choice").nth(1).inner_text()
+    speaker.wait_for_function(
+        "document.querySelector('.deck-speaker-button').getAttribute('aria-pressed') === 'true'"
+    )
+    # the lecturer clicked a choice in the preview: the focus is inside it, `A` still works
+    frame.locator("section.present .quiz-choice").nth(0).click()
+    speaker.keyboard.press("a")
+    deck.wait_for_function(f"!({REVEALED})")
+    deck.locator("section.present .quiz-explain").wait_for(state="hidden")
+    assert deck.locator("section.present .quiz-choice").nth(0).get_attribute("aria-pressed") == (
+        "true"
+    )
+
+
+PAUSED = "Reveal.isPaused()"
+
+
+def test_period_blanks_the_screen_from_either_window(context, deck):
+    open_popover(deck)
+    deck.keyboard.press(".")  # with the popover open: it closes and the screen goes blank
+    deck.wait_for_function(PAUSED)
+    assert deck.locator(".value-popover").count() == 0
+    deck.locator(".pause-overlay").wait_for(state="visible")  # black, over everything
+    deck.keyboard.press(".")
+    deck.wait_for_function(f"!{PAUSED}")
+    speaker, _ = open_speaker_view(context, deck)
+    speaker.locator("#speaker-controls").click()
+    speaker.keyboard.press(".")
+    deck.wait_for_function(PAUSED)
+    speaker.keyboard.press(".")
+    deck.wait_for_function(f"!{PAUSED}")
+
+
+def test_a_with_the_focus_in_the_upcoming_preview_reveals_the_current_quiz(context, deck):
+    go(deck, VALUE)
+    speaker, _ = open_speaker_view(context, deck)
+    upcoming = speaker.wait_for_selector("#upcoming-slide iframe").content_frame()
+    upcoming.wait_for_function(f"Reveal.getIndices().h === {QUIZ}")
+    go(deck, QUIZ)
+    upcoming.wait_for_function(f"Reveal.getIndices().h === {WIDGET}")
+    upcoming.locator("body").click()  # the lecturer clicked the next slide's preview
+    speaker.keyboard.press("a")
+    deck.wait_for_function(REVEALED)
+    assert at(deck) == QUIZ
+    speaker.keyboard.press("PageDown")  # and a clicker's key turns the projector's page
+    deck.wait_for_function(f"Reveal.getIndices().h === {WIDGET}")
