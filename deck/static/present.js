@@ -158,6 +158,56 @@
     }
   });
 
+  // ---- clicker-safe focus --------------------------------------------------------------
+  // A control clicked with the mouse (a quiz choice, a widget's button or slider) keeps the
+  // focus, and reveal leaves keys alone while an input has it: a clicker's page turn would
+  // press the button again or move the slider. So a navigation key lets go of a control in a
+  // slide first, unless the keyboard put the focus there (Tab: Space presses it, arrows move
+  // a slider) or the control takes typed text. PageUp/PageDown, which clickers send and which
+  // no lecturer types into a slide, always turn the page.
+  var NAV_KEYS = ["ArrowRight", "ArrowLeft", "ArrowUp", "ArrowDown", " ", "Home", "End"];
+  var TYPED = /^(text|search|email|url|tel|password|number)$/;
+  // Chromium's :focus-visible turns on at the first key pressed, so the pointer is tracked.
+  var pointing = false;
+  var pointerFocused = null;
+  window.addEventListener("pointerdown", function () { pointing = true; }, true);
+  window.addEventListener("focusin", function (event) {
+    pointerFocused = pointing ? event.target : null;
+  }, true);
+  window.addEventListener("keydown", function (event) {
+    pointing = false;
+    if (event.ctrlKey || event.altKey || event.metaKey) return;
+    var clicker = event.key === "PageUp" || event.key === "PageDown";
+    if (!clicker && NAV_KEYS.indexOf(event.key) < 0) return;
+    var el = document.activeElement;
+    if (!el || !el.closest || !el.closest(".reveal .slides")) return;
+    var typed = el.isContentEditable || el.tagName === "TEXTAREA" ||
+      (el.tagName === "INPUT" && TYPED.test(el.type));
+    if (clicker || (!typed && el === pointerFocused)) el.blur();
+  }, true);
+
+  // The speaker window hands its keys to the current slide's preview, which turns the page
+  // (and `A` reveals the answer) everywhere. With the focus in the upcoming slide's preview
+  // (the lecturer clicked it) the keys would drive that preview alone, a slide ahead: they go
+  // to the current one instead. Only the current preview posts its events (reveal's notes
+  // plugin asks it to); the upcoming one is the other frame of the speaker window.
+  var upcoming = receiver && !/[?&]postMessageEvents=true/.test(window.location.search);
+  if (upcoming) {
+    window.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.altKey || event.metaKey) return;
+      var frames = window.parent.frames;
+      for (var k = 0; k < frames.length; k++) {
+        if (frames[k] !== window) {
+          frames[k].postMessage(JSON.stringify({ method: "triggerKey", args: [event.keyCode] }),
+            "*");
+          event.preventDefault();
+          event.stopImmediatePropagation();
+          return;
+        }
+      }
+    }, true);
+  }
+
   // A preview asks for what happened before it loaded once its own deck is set up.
   Reveal.on("ready", function () {
     if (receiver && hub()) post(hub(), { namespace: NS, type: "hello" });

@@ -12,16 +12,39 @@
         popover: "Where this value comes from", expr: "Expression", at: "Written at",
         cellAt: "Computed in the cell at",
         lines: function (a, b) { return "(lines " + a + "–" + b + ")"; }, close: "Close",
+        larger: "Larger",
         noCell: "No cell binds a name this expression uses: it is computed from the expression alone."
       }
     : {
         popover: "这个数从哪里来", expr: "表达式", at: "写在", cellAt: "计算它的单元格",
         lines: function (a, b) { return "（第 " + a + "–" + b + " 行）"; }, close: "关闭",
+        larger: "放大",
         noCell: "没有单元格绑定这个表达式用到的名字：它只由表达式本身算出。"
       };
 
+  // Navigation keys: arrows, PageUp/PageDown and space (what clickers send), Home/End, "."
+  // (reveal's pause: a blank screen) and "b" (the blackboard).
+  var NAV_KEYS = ["ArrowRight", "ArrowLeft", "ArrowUp", "ArrowDown", "PageUp", "PageDown", " ",
+    "Home", "End", ".", "b", "B"];
   var popover = null;
   var opener = null;
+  var LARGE = "deck-popover-large"; // sessionStorage: the "larger" toggle, for the session
+
+  function large() {
+    try {
+      return window.sessionStorage.getItem(LARGE) === "1";
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function setLarge(on) {
+    try {
+      window.sessionStorage.setItem(LARGE, on ? "1" : "0");
+    } catch (e) {
+      /* storage refused: the toggle still works for this popover */
+    }
+  }
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -76,6 +99,17 @@
     var closeButton = popover.appendChild(el("button", { type: "button",
       class: "value-popover-close", "aria-label": T.close }, "×"));
     closeButton.addEventListener("click", function () { close(true); });
+    popover.classList.toggle("value-popover-large", large());
+    var largeButton = popover.appendChild(el("button", { type: "button",
+      class: "value-popover-larger", "aria-pressed": String(large()) }, T.larger));
+    largeButton.addEventListener("click", function () {
+      var on = !popover.classList.contains("value-popover-large");
+      setLarge(on);
+      popover.classList.toggle("value-popover-large", on);
+      largeButton.setAttribute("aria-pressed", String(on));
+      place(opener);
+      showMarks(scroll);
+    });
     popover.appendChild(el("h3", {}, T.popover));
     var expr = popover.appendChild(el("p", { class: "value-expr" }));
     expr.appendChild(el("span", { class: "value-label" }, T.expr + " "));
@@ -103,11 +137,15 @@
     if (!cells.length) popover.appendChild(el("p", { class: "value-none" }, T.noCell));
     document.body.appendChild(popover);
     place(value);
-    scroll.forEach(function (block) {
-      if (block.first) block.node.scrollTop = block.first.offsetTop - block.node.clientHeight / 3;
-    });
+    showMarks(scroll);
     popover.addEventListener("keydown", function (event) {
-      event.stopPropagation(); // keys typed here do not drive the slides
+      // What a clicker sends turns the page and closes the popover (the projector must never
+      // look frozen); other keys typed here do not drive the slides.
+      if (NAV_KEYS.indexOf(event.key) >= 0 && !event.ctrlKey && !event.altKey && !event.metaKey) {
+        close(false);
+        return;
+      }
+      event.stopPropagation();
       if (event.key === "Escape") {
         event.preventDefault();
         close(true);
@@ -122,14 +160,51 @@
     popover.focus();
   }
 
-  // Below the value if it fits, else above; kept inside the window.
+  // Each code box scrolled so its first highlighted line sits a third of the way down: the
+  // line's offset is measured from the code box (the popover holds headings above it), and
+  // the popover itself scrolls to the first box's line if it has to.
+  function showMarks(blocks) {
+    blocks.forEach(function (block, k) {
+      if (!block.first) return;
+      var pre = block.node;
+      var offset = block.first.getBoundingClientRect().top - pre.getBoundingClientRect().top +
+        pre.scrollTop;
+      pre.scrollTop = Math.max(0, offset - pre.clientHeight / 3);
+      if (k > 0) return;
+      var line = block.first.getBoundingClientRect();
+      var frame = popover.getBoundingClientRect();
+      if (line.bottom > frame.bottom - 8 || line.top < frame.top + 8) {
+        popover.scrollTop += line.top - frame.top - popover.clientHeight / 3;
+      }
+    });
+  }
+
+  // Never over its opener: below the value if it fits, else above, else beside it (right,
+  // then left), else in the taller of the spaces above and below, shortened to fit there.
   function place(value) {
+    var M = 8;
     var box = value.getBoundingClientRect();
+    var W = window.innerWidth;
+    var H = window.innerHeight;
+    popover.style.maxHeight = "";
     var width = popover.offsetWidth;
     var height = popover.offsetHeight;
-    var left = Math.max(8, Math.min(box.left, window.innerWidth - width - 8));
-    var top = box.bottom + 8;
-    if (top + height > window.innerHeight - 8) top = Math.max(8, box.top - height - 8);
+    var below = H - box.bottom - 2 * M;
+    var above = box.top - 2 * M;
+    var left = Math.max(M, Math.min(box.left, W - width - M));
+    var top;
+    if (height <= below) {
+      top = box.bottom + M;
+    } else if (height <= above) {
+      top = box.top - height - M;
+    } else if (width <= W - box.right - 2 * M || width <= box.left - 2 * M) {
+      left = width <= W - box.right - 2 * M ? box.right + M : box.left - width - M;
+      top = Math.max(M, Math.min(box.top + box.height / 2 - height / 2, H - height - M));
+    } else {
+      popover.style.maxHeight = Math.max(below, above) + "px";
+      height = popover.offsetHeight;
+      top = below >= above ? box.bottom + M : box.top - height - M;
+    }
     popover.style.left = left + "px";
     popover.style.top = top + "px";
   }

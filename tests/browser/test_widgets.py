@@ -375,7 +375,9 @@ def test_popover_shows_expression_code_and_line_and_opens_with_enter(deck):
     marked = popover.locator(".value-mark").evaluate_all("ls => ls.map(l => l.dataset.line)")
     assert marked == [str(line_of(md, "weights = softmax"))]
     assert "answer = 3 ** 2" in popover.locator(".value-code").inner_text()
-    deck.keyboard.press("ArrowRight")  # keys in the popover do not turn the slide
+    # other keys typed in the popover do not drive the slides ("n" is reveal's next);
+    # a clicker's keys do (tests/browser/test_clicker.py)
+    deck.keyboard.press("n")
     assert deck.evaluate("Reveal.getIndices().h") == VALUES
     deck.keyboard.press("Escape")
     assert popover.count() == 0
