@@ -5,12 +5,12 @@ the quiz's answer on the projector; "." blanks the screen, from either window.""
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
+from catalogue import write_lesson
 from fixture_build import Built, run_cli
 
 if TYPE_CHECKING:
@@ -90,10 +90,7 @@ VALUE, QUIZ, WIDGET, LAST = 1, 2, 3, 4  # slide indices
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("clicker")
-    folder = root / "content" / "clicker"
-    folder.mkdir(parents=True)
-    for name, text in LESSON.items():
-        (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
+    write_lesson(root, LESSON, "clicker")
     proc = run_cli(root, "clicker", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     return Built(root, "clicker", proc)

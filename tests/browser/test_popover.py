@@ -5,12 +5,12 @@ session."""
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
+from catalogue import write_lesson
 from fixture_build import Built, run_cli
 
 if TYPE_CHECKING:
@@ -72,10 +72,7 @@ MIDDLE, MANY, BOTTOM = 1, 2, 3  # slide indices
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("popover")
-    folder = root / "content" / "popover"
-    folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: 出处\nlang: zh-CN\n", "utf-8")
-    (folder / "01-a.md").write_text(textwrap.dedent(SLIDES).lstrip("\n"), "utf-8")
+    write_lesson(root, {"lesson.yml": "title: 出处\nlang: zh-CN\n", "01-a.md": SLIDES}, "popover")
     proc = run_cli(root, "popover", "--no-pdf")
     assert proc.returncode == 0, proc.stderr
     return Built(root, "popover", proc)

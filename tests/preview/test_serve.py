@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from catalogue import options_in
 from deck.errors import DeckError, Diagnostic
 from deck.model import Loc
-from deck.pipeline import Options, build
+from deck.pipeline import build
 from deck.preview.serve import STATUS, Preview, measure_reload_latency, running
 from deck.source.registry import LessonFolder
 from fixture_build import ROOT, copy_fixture
@@ -194,13 +195,7 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def live(tmp_path: Path, shared_cache: Path) -> Iterator[tuple[Preview, Path]]:
     """The `mini` fixture lesson served and rebuilt in-process, as `build.py --serve` does."""
     folder = copy_fixture("mini", tmp_path)
-    options = Options(
-        content=tmp_path / "content",
-        out=tmp_path / "dist",
-        figures=tmp_path / "figures",
-        cache=shared_cache,
-        pdf=False,
-    )
+    options = options_in(tmp_path, cache=shared_cache)
     with running(
         lambda: build(["mini"], options), [LessonFolder(folder.name, folder)], options.out
     ) as p:
@@ -300,14 +295,8 @@ def lesson_writing_a_file(root: Path) -> Path:
 
 def test_files_a_cell_writes_into_the_lesson_do_not_trigger_rebuilds(tmp_path: Path):
     folder = lesson_writing_a_file(tmp_path)
-    options = Options(
-        content=tmp_path / "content",
-        out=tmp_path / "dist",
-        figures=tmp_path / "figures",
-        cache=tmp_path / "cache",
-        pdf=False,
-        force=True,  # every build runs the cell, so every build writes the files again
-    )
+    # force: every build runs the cell, so every build writes the files again
+    options = options_in(tmp_path, force=True)
     with running(
         lambda: build(["writer"], options), [LessonFolder(folder.name, folder)], options.out
     ) as p:

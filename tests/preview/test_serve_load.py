@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from test_serve import fake_deck, request, unwrap, wait_for
 
+from catalogue import options_in
 from deck.pipeline import Options, build
 from deck.preview.serve import Preview, running
 from deck.source.registry import LessonFolder
@@ -116,14 +117,7 @@ def small_lesson(root: Path, files: dict[str, str]) -> tuple[Path, Options]:
     (folder / "lesson.yml").write_text("title: 取消\nexec:\n  seed: 0\n  timeout: 120\n")
     for name, text in files.items():
         (folder / name).write_text(text, "utf-8")
-    options = Options(
-        content=root / "content",
-        out=root / "dist",
-        figures=root / "figures",
-        cache=root / ".cache",
-        pdf=False,
-    )
-    return folder, options
+    return folder, options_in(root)
 
 
 def section(code: str) -> str:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from deck.pipeline import Options, build
+from catalogue import options_in
+from deck.pipeline import build
 from deck.preview.serve import Preview, running
 from deck.source.registry import LessonFolder
 from fixture_build import copy_fixture
@@ -28,13 +29,7 @@ ERRORS = "#deck-live-errors"
 def live(tmp_path: Path) -> Iterator[tuple[Preview, Path]]:
     """The `mini` fixture lesson served and rebuilt in-process, as `build.py --serve` does."""
     folder = copy_fixture("mini", tmp_path)
-    options = Options(
-        content=tmp_path / "content",
-        out=tmp_path / "dist",
-        figures=tmp_path / "figures",
-        cache=tmp_path / "cache",
-        pdf=False,
-    )
+    options = options_in(tmp_path)
     with running(
         lambda: build(["mini"], options), [LessonFolder(folder.name, folder)], options.out
     ) as p:

@@ -48,14 +48,14 @@ def line_of(text: str, needle: str) -> int:
 
 def options_in(root: Path, **kw: object) -> Options:
     """Build options with every folder in `root` (content/, dist/, figures/, .cache/); no PDFs
-    unless `pdf=True`."""
-    return Options(
-        content=root / "content",
-        out=root / "dist",
-        figures=root / "figures",
-        cache=root / ".cache",
-        **{"pdf": False, **kw},  # type: ignore[arg-type]
-    )
+    unless `pdf=True`; any of them overridden by `kw`."""
+    folders = {
+        "content": root / "content",
+        "out": root / "dist",
+        "figures": root / "figures",
+        "cache": root / ".cache",
+    }
+    return Options(**{**folders, "pdf": False, **kw})  # type: ignore[arg-type]
 
 
 def write_lesson(root: Path, files: dict[str, str], name: str = "cat") -> Path:
