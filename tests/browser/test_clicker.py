@@ -265,10 +265,11 @@ def test_period_blanks_the_screen_from_either_window(context, deck):
     deck.locator(".pause-overlay").wait_for(state="visible")  # black, over everything
     deck.keyboard.press(".")
     deck.wait_for_function(f"!{PAUSED}")
-    speaker, _ = open_speaker_view(context, deck)
+    speaker, current = open_speaker_view(context, deck)
     speaker.locator("#speaker-controls").click()
     speaker.keyboard.press(".")
     deck.wait_for_function(PAUSED)
+    current.wait_for_function(PAUSED)  # the speaker view knows it too, before the next press
     speaker.keyboard.press(".")
     deck.wait_for_function(f"!{PAUSED}")
 
