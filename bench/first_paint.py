@@ -28,8 +28,14 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 WATCH = """
 (() => {
   const t = window.__deckPaint = {};
@@ -58,8 +64,9 @@ def measure(page_path: Path, runs: int) -> dict[str, list[float]]:
                 context.add_init_script(WATCH)
                 page = context.new_page()
                 page.goto(page_path.as_uri())
-                page.wait_for_function("window.__deckPaint && window.__deckPaint.usable",
-                                       timeout=60_000)
+                page.wait_for_function(
+                    "window.__deckPaint && window.__deckPaint.usable", timeout=60_000
+                )
                 try:
                     page.wait_for_function("window.__deckPaint.notes", timeout=10_000)
                 except Exception:  # a deck without notes
@@ -83,7 +90,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     pages = args.pages or [
-        p for p in (ROOT / "dist/transformer/index.html", ROOT / "dist/transformer.html")
+        p
+        for p in (ROOT / "dist/transformer/index.html", ROOT / "dist/transformer.html")
         if p.is_file()
     ]
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", file=sys.stderr)
@@ -92,8 +100,10 @@ def main() -> int:
         print(f"{page_path} ({size:.0f} KB), {args.runs} runs, ms from navigation start:")
         for key, values in measure(page_path.resolve(), args.runs).items():
             if values:
-                print(f"  {key:7s} median {statistics.median(values):7.0f}"
-                      f"   min {min(values):7.0f}   max {max(values):7.0f}")
+                print(
+                    f"  {key:7s} median {statistics.median(values):7.0f}"
+                    f"   min {min(values):7.0f}   max {max(values):7.0f}"
+                )
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", file=sys.stderr)
     return 0
 

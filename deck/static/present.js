@@ -19,6 +19,7 @@
   var speakerWindow = null;
   var speakerButton = null;
   var speakerPlan = "";
+  var speakerParts = []; // {name, after, build(doc, box), refresh(box)}: boxes of the speaker view
 
   function slides() {
     return document.querySelectorAll(".reveal .slides section");
@@ -223,6 +224,19 @@
     "  cursor: pointer; }",
     ".speaker-controls-deck button[aria-pressed=true] { background: #1a5fb4; color: #fff; }",
     ".speaker-controls-deck button:disabled { border-color: #aaa; color: #767676; cursor: default; }",
+    ".deck-speaker-part h4 { margin: 0 0 6px; font-size: 14px; text-transform: uppercase;",
+    "  color: #555; }",
+    ".deck-speaker-part ol, .deck-speaker-part ul { margin: 0 0 8px; padding-left: 0;",
+    "  list-style: none; font-size: 18px; }",
+    ".deck-speaker-part li { margin: 2px 0; }",
+    ".deck-poll-bar { display: inline-block; height: 10px; background: #1a5fb4;",
+    "  margin-left: 8px; vertical-align: middle; }",
+    ".deck-speaker-values li { margin: 0 0 8px; }",
+    ".deck-speaker-values code, .deck-speaker-values pre { font-family: 'DejaVu Sans Mono',",
+    "  monospace; font-size: 14px; }",
+    ".deck-speaker-values pre { margin: 2px 0 0; white-space: pre-wrap; background: #f4f4f4;",
+    "  padding: 2px 6px; }",
+    ".deck-speaker-values .deck-value-text { font-weight: 700; }",
   ].join("\n");
 
   function dressSpeaker(win) {
@@ -270,12 +284,24 @@
       box.appendChild(button);
       controls.insertBefore(box, controls.querySelector(".speaker-controls-notes"));
     }
+    var notes = controls.querySelector(".speaker-controls-notes");
+    speakerParts.forEach(function (part) {
+      var box = doc.createElement("div");
+      box.className = "speaker-controls-deck deck-speaker-part deck-speaker-" + part.name;
+      part.build(doc, box);
+      controls.insertBefore(box, part.after && notes ? notes.nextSibling : notes);
+    });
     refreshSpeaker();
   }
 
   function refreshSpeaker() {
-    if (!speakerWindow || speakerWindow.closed || !speakerButton) return;
-    var button = speakerWindow.document.querySelector(".deck-speaker-button");
+    if (!speakerWindow || speakerWindow.closed) return;
+    var doc = speakerWindow.document;
+    speakerParts.forEach(function (part) {
+      var box = doc.querySelector(".deck-speaker-" + part.name);
+      if (box) part.refresh(box);
+    });
+    var button = speakerButton && doc.querySelector(".deck-speaker-button");
     if (!button) return;
     var state = speakerButton.state();
     button.textContent = state.label;
@@ -292,6 +318,9 @@
     // {state() → {label, enabled, pressed}, press()}: a button in the speaker window.
     speakerButton: function (spec) { speakerButton = spec; refreshSpeaker(); },
     refreshSpeaker: refreshSpeaker,
+    // A box of the speaker view, above the notes (below them with `after: true`): `build(doc,
+    // box)` fills it once, `refresh(box)` on every slide change and action.
+    speakerPart: function (spec) { speakerParts.push(spec); refreshSpeaker(); },
     // A line the speaker window shows above the notes (the planned minutes), as text.
     speakerInfo: function (text) { speakerPlan = String(text); },
     speakerWindow: function () { return speakerWindow; },
