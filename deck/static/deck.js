@@ -10,7 +10,7 @@
         hide: "Hide answer (A)", noQuiz: "No quiz on this slide", revealKey: "Show the quiz answer",
         menu: "Slide menu (M)", votes: function (n) { return n + (n === 1 ? " vote" : " votes"); },
         total: function (n) { return n + (n === 1 ? " vote" : " votes") + " so far"; },
-        poll: "Votes", reset: "Reset votes (R)", resetKey: "Reset the quiz's votes",
+        poll: "Votes", resume: "Resume presentation", reset: "Reset votes (R)", resetKey: "Reset the quiz's votes",
         plan: function (m, o) {
           return "Planned " + m + " min" + (o ? " (optional slides add " + o + " min)" : "");
         },
@@ -19,7 +19,7 @@
         hide: "隐藏答案（A）", noQuiz: "本页没有测验", revealKey: "显示/隐藏本页测验的答案",
         menu: "幻灯片目录（M）", votes: function (n) { return n + " 票"; },
         total: function (n) { return "已投 " + n + " 票"; },
-        poll: "投票", reset: "清零投票（R）", resetKey: "清零本页测验的投票",
+        poll: "投票", resume: "继续演示", reset: "清零投票（R）", resetKey: "清零本页测验的投票",
         plan: function (m, o) {
           return "计划 " + m + " 分钟" + (o ? "（可跳过的页另加 " + o + " 分钟）" : "");
         },
@@ -105,17 +105,12 @@
   var quizMode = asked ? asked[1] : ((window.deckOptions || {}).quiz || {}).mode || "poll";
   document.documentElement.dataset.quizMode = quizMode;
 
-  function votes(button) {
-    return parseInt(button.dataset.votes || "0", 10);
-  }
-  function setVotes(button, n) {
+  function votes(button) { return parseInt(button.dataset.votes || "0", 10); }
+  function setVotes(button, n) { // the count: a span of its own, text
     button.dataset.votes = String(n);
-    var count = button.querySelector(".quiz-count");
-    if (!count) {
-      count = document.createElement("span");
-      count.className = "quiz-count";
-      button.appendChild(count);
-    }
+    var count = button.querySelector(".quiz-count") ||
+      button.appendChild(document.createElement("span"));
+    count.className = "quiz-count";
     count.textContent = TEXT.votes(n);
     count.hidden = n === 0;
   }
@@ -220,9 +215,8 @@
       box.appendChild(doc.createElement("h4")).textContent = TEXT.poll;
       box.appendChild(doc.createElement("div")).className = "deck-poll-lists";
       var button = box.appendChild(doc.createElement("button"));
-      button.type = "button";
-      button.className = "deck-poll-reset";
-      button.textContent = TEXT.reset;
+      Object.assign(button, { type: "button", className: "deck-poll-reset",
+        textContent: TEXT.reset });
       button.addEventListener("click", resetPoll);
     },
     refresh: function (box) {
@@ -232,16 +226,11 @@
       lists.textContent = "";
       quizzes.forEach(function (quiz) {
         var counts = pollCounts(quiz);
-        var most = Math.max.apply(null, counts.concat([1]));
         var list = lists.appendChild(box.ownerDocument.createElement("ol"));
         quiz.querySelectorAll(".quiz-choice").forEach(function (choice, k) {
           var item = list.appendChild(box.ownerDocument.createElement("li"));
-          item.className = "deck-poll-choice";
           item.textContent = String.fromCharCode(65 + k) + "  " + TEXT.votes(counts[k]) +
             (choice.dataset.correct === "true" ? "  " + TEXT.answer : "");
-          var bar = item.appendChild(box.ownerDocument.createElement("span"));
-          bar.className = "deck-poll-bar";
-          bar.style.width = Math.round(160 * counts[k] / most) + "px";
         });
       });
     },
@@ -263,6 +252,9 @@
     ["yellow", "rgba(255,220,0,0.5)"]];
 
   Reveal.on("ready", function () {
+    // reveal's pause overlay speaks English: its button in the deck's language
+    var resume = document.querySelector(".reveal .pause-overlay .resume-button");
+    if (resume) resume.textContent = TEXT.resume;
     document.documentElement.dataset.deckReady = "true";
   });
   Reveal.on("slidechanged", window.deckPresent.refreshSpeaker);
