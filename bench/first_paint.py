@@ -6,12 +6,15 @@ For each page (default: the main lesson's `index.html`, and its single file when
 browser context opens it `--runs` times and reports the median and spread of:
 
 - `fcp`: Chromium's first contentful paint (`performance` paint entries);
-- `ready`: the moment reveal.js says it is ready (`html[data-deck-ready]`, set by deck.js in
-  reveal's `ready` event), seen by a MutationObserver installed before the page's own scripts,
-  so a deck built before this script existed is measured the same way;
-- `usable`: the first animation frame after `ready`, i.e. the first slide painted and the keys
-  live;
-- `notes`: when the speaker notes are in the slides (`aside.notes` present), for the lazy notes.
+- `shown`: reveal.js is ready and shows the first slide (`.reveal.ready`), seen by a
+  MutationObserver installed before the page's own scripts, so a deck built before this
+  script existed is measured the same way;
+- `usable`: two animation frames after `shown`: the first slide painted, the keys live;
+- `ready`: `html[data-deck-ready]`, what tests and the printer wait for (deck.js sets it in
+  reveal's `ready` event, or once the speaker notes are in when they load after the slide);
+- `notes`: when the speaker notes are in the slides (`aside.notes` present).
+
+The pages are opened in turn, run after run, so a change of the machine's load hits all.
 
 Times are milliseconds from navigation start. Report them with `uptime`'s load average: on a
 shared machine they are indicative only. Never asserted in tests.
@@ -40,11 +43,16 @@ WATCH = """
 (() => {
   const t = window.__deckPaint = {};
   new MutationObserver(() => {
-    if (!t.ready && document.documentElement.dataset.deckReady === "true") {
-      t.ready = performance.now();
+    const reveal = document.querySelector(".reveal");
+    if (!t.shown && reveal && reveal.classList.contains("ready")) {
+      t.shown = performance.now();
       requestAnimationFrame(() => requestAnimationFrame(() => { t.usable = performance.now(); }));
     }
-  }).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-deck-ready"]});
+    if (!t.ready && document.documentElement.dataset.deckReady === "true") {
+      t.ready = performance.now();
+    }
+  }).observe(document, {subtree: true, attributes: true,
+    attributeFilter: ["class", "data-deck-ready"]});
   const poll = () => {  // once a frame: cheap, and never during the parse it measures
     if (document.querySelector(".reveal .slides aside.notes")) t.notes = performance.now();
     else requestAnimationFrame(poll);
@@ -52,33 +60,36 @@ WATCH = """
   requestAnimationFrame(poll);
 })();
 """
+KEYS = ("fcp", "shown", "usable", "ready", "notes")
 
 
-def measure(page_path: Path, runs: int) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"fcp": [], "ready": [], "usable": [], "notes": []}
+def measure(pages: list[Path], runs: int) -> dict[Path, dict[str, list[float]]]:
+    """Each page opened `runs` times, the pages in turn (so a change of load hits all)."""
+    out: dict[Path, dict[str, list[float]]] = {p: {k: [] for k in KEYS} for p in pages}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         try:
             for _ in range(runs):
-                context = browser.new_context(viewport={"width": 1280, "height": 720})
-                context.add_init_script(WATCH)
-                page = context.new_page()
-                page.goto(page_path.as_uri())
-                page.wait_for_function(
-                    "window.__deckPaint && window.__deckPaint.usable", timeout=60_000
-                )
-                try:
-                    page.wait_for_function("window.__deckPaint.notes", timeout=10_000)
-                except Exception:  # a deck without notes
-                    pass
-                t = page.evaluate("""() => {
-                  const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-                  return {...window.__deckPaint, fcp: fcp ? fcp.startTime : null};
-                }""")
-                for key in out:
-                    if t.get(key) is not None:
-                        out[key].append(float(t[key]))
-                context.close()
+                for page_path in pages:
+                    context = browser.new_context(viewport={"width": 1280, "height": 720})
+                    context.add_init_script(WATCH)
+                    page = context.new_page()
+                    page.goto(page_path.as_uri())
+                    page.wait_for_function(
+                        "window.__deckPaint.usable && window.__deckPaint.ready", timeout=60_000
+                    )
+                    try:
+                        page.wait_for_function("window.__deckPaint.notes", timeout=5_000)
+                    except Exception:  # a deck without notes
+                        pass
+                    t = page.evaluate("""() => {
+                      const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+                      return {...window.__deckPaint, fcp: fcp ? fcp.startTime : null};
+                    }""")
+                    for key in KEYS:
+                        if t.get(key) is not None:
+                            out[page_path][key].append(float(t[key]))
+                    context.close()
         finally:
             browser.close()
     return out
@@ -95,10 +106,11 @@ def main() -> int:
         if p.is_file()
     ]
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", file=sys.stderr)
-    for page_path in pages:
+    results = measure([p.resolve() for p in pages], args.runs)
+    for page_path, found in results.items():
         size = page_path.stat().st_size / 1024
         print(f"{page_path} ({size:.0f} KB), {args.runs} runs, ms from navigation start:")
-        for key, values in measure(page_path.resolve(), args.runs).items():
+        for key, values in found.items():
             if values:
                 print(
                     f"  {key:7s} median {statistics.median(values):7.0f}"
