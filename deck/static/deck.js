@@ -10,7 +10,8 @@
         hide: "Hide answer (A)", noQuiz: "No quiz on this slide", revealKey: "Show the quiz answer",
         menu: "Slide menu (M)", votes: function (n) { return n + (n === 1 ? " vote" : " votes"); },
         total: function (n) { return n + (n === 1 ? " vote" : " votes") + " so far"; },
-        poll: "Votes", resume: "Resume presentation", reset: "Reset votes (R)", resetKey: "Reset the quiz's votes",
+        poll: "Votes", resume: "Resume presentation", reset: "Reset votes (R)",
+        resetKey: "Reset the quiz's votes",
         plan: function (m, o) {
           return "Planned " + m + " min" + (o ? " (optional slides add " + o + " min)" : "");
         },
@@ -19,7 +20,8 @@
         hide: "隐藏答案（A）", noQuiz: "本页没有测验", revealKey: "显示/隐藏本页测验的答案",
         menu: "幻灯片目录（M）", votes: function (n) { return n + " 票"; },
         total: function (n) { return "已投 " + n + " 票"; },
-        poll: "投票", resume: "继续演示", reset: "清零投票（R）", resetKey: "清零本页测验的投票",
+        poll: "投票", resume: "继续演示", reset: "清零投票（R）",
+        resetKey: "清零本页测验的投票",
         plan: function (m, o) {
           return "计划 " + m + " 分钟" + (o ? "（可跳过的页另加 " + o + " 分钟）" : "");
         },

@@ -6,6 +6,7 @@ the speaker window blanking and restoring the projector however quickly it is pr
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -230,3 +231,20 @@ def test_two_quick_periods_in_the_speaker_window_blank_and_restore(context, deck
     current.wait_for_function("Reveal.getIndices().h === 1")
     assert deck.evaluate("__pauses.join()") == "paused,resumed,paused,resumed"
     assert not deck.evaluate("Reveal.isPaused()")
+
+
+def test_an_english_deck_pauses_and_polls_in_english(context, tmp_path):
+    files = {"lesson.yml": "title: Poll\nlang: en\n", "01-a.md": textwrap.dedent(LESSON["01-a.md"])}
+    files["01-a.md"] += "\n## Quiz\n\n::: quiz\nOne plus one?\n\n- [ ] 1\n- [x] 2\n:::\n"
+    write_lesson(tmp_path, files, "english")
+    proc = run_cli(tmp_path, "english", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    page = context.new_page()
+    page.goto((tmp_path / "dist" / "english" / "index.html").as_uri() + "#/4")
+    page.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    choice = page.locator("section.present .quiz-choice").nth(0)
+    choice.click()
+    assert choice.locator(".quiz-count").inner_text() == "1 vote"
+    page.keyboard.press(".")
+    page.wait_for_function("Reveal.isPaused()")
+    assert page.locator(".pause-overlay .resume-button").inner_text() == "Resume presentation"
