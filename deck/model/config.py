@@ -68,6 +68,9 @@ class QuizConfig:
     """`quiz:` in lesson.yml: `shuffle: true` orders each quiz's choices by the lesson's seed."""
 
     shuffle: bool = False
+    # `mode: poll` (default): a click adds a hand to a choice, nothing is judged until `A`;
+    # `check`: each click is judged at once (self-study). `?quiz=` in the URL overrides it.
+    mode: str = "poll"
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,9 @@ class DeckSettings:
 
 def deck_settings(lesson: Lesson, markdown: Callable[[], Any]) -> DeckSettings:
     settings = lesson.config.slides
-    deck = DeckSettings(options={"reveal": settings.reveal_options(), "theme": settings.theme})
+    options = {"reveal": settings.reveal_options(), "theme": settings.theme}
+    options["quiz"] = {"mode": lesson.config.quiz.mode}  # deck.js: poll or check
+    deck = DeckSettings(options=options)
     folder_loc = Loc(display_path(lesson.path), 1)
 
     def local(src: str) -> str:

@@ -184,6 +184,16 @@ def _bool(value: Any) -> bool:
     return value
 
 
+QUIZ_MODES = ("poll", "check")
+
+
+def _quiz_mode(value: Any) -> str:
+    """`quiz.mode`: `poll` (clicks are counted, nothing judged until `A`) or `check`."""
+    if value not in QUIZ_MODES:
+        raise Invalid("must be `poll` (count the room's choices) or `check` (judge each click)")
+    return value
+
+
 TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "title": as_text,
     "subtitle": as_text,
@@ -193,7 +203,7 @@ TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "lang": as_text,
     "exec": EXEC_SCHEMA,
     "widgets": NodeCheck(read_widgets),
-    "quiz": {"shuffle": _bool},
+    "quiz": {"shuffle": _bool, "mode": _quiz_mode},
 }
 
 

@@ -8,14 +8,20 @@
   var TEXT = english
     ? { right: "✓ Correct", wrong: "✗ Try again", answer: "✓ Answer", reveal: "Show answer (A)",
         hide: "Hide answer (A)", noQuiz: "No quiz on this slide", revealKey: "Show the quiz answer",
-        menu: "Slide menu (M)",
+        menu: "Slide menu (M)", votes: function (n) { return n + (n === 1 ? " vote" : " votes"); },
+        total: function (n) { return n + (n === 1 ? " vote" : " votes") + " so far"; },
+        poll: "Votes", resume: "Resume presentation", reset: "Reset votes (R)",
+        resetKey: "Reset the quiz's votes",
         plan: function (m, o) {
           return "Planned " + m + " min" + (o ? " (optional slides add " + o + " min)" : "");
         },
         minutes: /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:min|minutes?)\b/i }
     : { right: "✓ 回答正确", wrong: "✗ 再想想", answer: "✓ 正确答案", reveal: "显示答案（A）",
         hide: "隐藏答案（A）", noQuiz: "本页没有测验", revealKey: "显示/隐藏本页测验的答案",
-        menu: "幻灯片目录（M）",
+        menu: "幻灯片目录（M）", votes: function (n) { return n + " 票"; },
+        total: function (n) { return "已投 " + n + " 票"; },
+        poll: "投票", resume: "继续演示", reset: "清零投票（R）",
+        resetKey: "清零本页测验的投票",
         plan: function (m, o) {
           return "计划 " + m + " 分钟" + (o ? "（可跳过的页另加 " + o + " 分钟）" : "");
         },
@@ -93,11 +99,41 @@
     return section ? Array.prototype.slice.call(section.querySelectorAll(".quiz")) : [];
   }
 
+  // Two modes (`quiz: {mode: …}` in lesson.yml, `?quiz=poll|check` in the URL overrides):
+  // `poll`, the room's show of hands: every click adds one to its choice's count, and nothing
+  // says right or wrong until the lecturer reveals the answer; `check`, for self-study: each
+  // click is judged at once.
+  var asked = /(?:^|[?&])quiz=(poll|check)\b/.exec(window.location.search);
+  var quizMode = asked ? asked[1] : ((window.deckOptions || {}).quiz || {}).mode || "poll";
+  document.documentElement.dataset.quizMode = quizMode;
+
+  function votes(button) { return parseInt(button.dataset.votes || "0", 10); }
+  function setVotes(button, n) { // the count: a span of its own, text
+    button.dataset.votes = String(n);
+    var count = button.querySelector(".quiz-count") ||
+      button.appendChild(document.createElement("span"));
+    count.className = "quiz-count";
+    count.textContent = TEXT.votes(n);
+    count.hidden = n === 0;
+  }
+  function pollCounts(quiz) {
+    return Array.prototype.map.call(quiz.querySelectorAll(".quiz-choice"), votes);
+  }
+  function showTotal(quiz) {
+    var total = pollCounts(quiz).reduce(function (a, b) { return a + b; }, 0);
+    quiz.querySelector(".quiz-feedback").textContent = total ? TEXT.total(total) : "";
+  }
+
   document.querySelectorAll(".reveal .quiz").forEach(function (quiz) {
     var feedback = quiz.querySelector(".quiz-feedback");
     var explain = quiz.querySelector(".quiz-explain");
     quiz.querySelectorAll(".quiz-choice").forEach(function (button) {
       button.addEventListener("click", function () {
+        if (quizMode === "poll") {
+          setVotes(button, votes(button) + 1);
+          showTotal(quiz);
+          return;
+        }
         var right = button.dataset.correct === "true";
         quiz.querySelectorAll(".quiz-choice").forEach(function (b) {
           b.classList.remove("chosen-right", "chosen-wrong");
@@ -105,9 +141,18 @@
         });
         button.classList.add(right ? "chosen-right" : "chosen-wrong");
         button.setAttribute("aria-pressed", "true");
-        feedback.textContent = right ? TEXT.right : TEXT.wrong;
+        // once the answer is shown, a verdict beside it says nothing more
+        feedback.textContent = quiz.classList.contains("revealed") ? "" : right ? TEXT.right
+          : TEXT.wrong;
         if (right && explain) explain.hidden = false;
       });
+    });
+  });
+
+  window.deckPresent.handle("poll-reset", function (action) {
+    quizzesOf(sections[action.s]).forEach(function (quiz) {
+      quiz.querySelectorAll(".quiz-choice").forEach(function (b) { setVotes(b, 0); });
+      showTotal(quiz);
     });
   });
 
@@ -128,6 +173,7 @@
     var explain = quiz.querySelector(".quiz-explain");
     var chosenRight = quiz.querySelector(".quiz-choice.chosen-right");
     if (explain) explain.hidden = !(on || chosenRight);
+    if (quizMode === "check") quiz.querySelector(".quiz-feedback").textContent = "";
   }
 
   window.deckPresent.handle("reveal", function (action) {
@@ -159,6 +205,39 @@
     press: toggleReveal,
   });
 
+  // The speaker view: the current quiz's votes (its answer marked), and a reset (button, `R`).
+  function resetPoll() {
+    if (quizzesOf(Reveal.getCurrentSlide()).length) {
+      window.deckPresent.perform({ kind: "poll-reset", s: currentSlideIndex() });
+    }
+  }
+  window.deckPresent.speakerPart({
+    name: "poll",
+    build: function (doc, box) {
+      box.appendChild(doc.createElement("h4")).textContent = TEXT.poll;
+      box.appendChild(doc.createElement("div")).className = "deck-poll-lists";
+      var button = box.appendChild(doc.createElement("button"));
+      Object.assign(button, { type: "button", className: "deck-poll-reset",
+        textContent: TEXT.reset });
+      button.addEventListener("click", resetPoll);
+    },
+    refresh: function (box) {
+      var quizzes = quizzesOf(Reveal.getCurrentSlide());
+      box.hidden = quizMode !== "poll" || !quizzes.length;
+      var lists = box.querySelector(".deck-poll-lists");
+      lists.textContent = "";
+      quizzes.forEach(function (quiz) {
+        var counts = pollCounts(quiz);
+        var list = lists.appendChild(box.ownerDocument.createElement("ol"));
+        quiz.querySelectorAll(".quiz-choice").forEach(function (choice, k) {
+          var item = list.appendChild(box.ownerDocument.createElement("li"));
+          item.textContent = String.fromCharCode(65 + k) + "  " + TEXT.votes(counts[k]) +
+            (choice.dataset.correct === "true" ? "  " + TEXT.answer : "");
+        });
+      });
+    },
+  });
+
   // ---- reveal.js -------------------------------------------------------------------------
   function asset(path) {
     return (window.DECK_ASSETS && window.DECK_ASSETS[path]) || "assets/" + path;
@@ -175,6 +254,9 @@
     ["yellow", "rgba(255,220,0,0.5)"]];
 
   Reveal.on("ready", function () {
+    // reveal's pause overlay speaks English: its button in the deck's language
+    var resume = document.querySelector(".reveal .pause-overlay .resume-button");
+    if (resume) resume.textContent = TEXT.resume;
     document.documentElement.dataset.deckReady = "true";
   });
   Reveal.on("slidechanged", window.deckPresent.refreshSpeaker);
@@ -306,5 +388,6 @@
 
   if (!printing) {
     Reveal.addKeyBinding({ keyCode: 65, key: "A", description: TEXT.revealKey }, toggleReveal);
+    Reveal.addKeyBinding({ keyCode: 82, key: "R", description: TEXT.resetKey }, resetPoll);
   }
 })();

@@ -19,6 +19,7 @@
   var speakerWindow = null;
   var speakerButton = null;
   var speakerPlan = "";
+  var speakerParts = []; // {name, after, build(doc, box), refresh(box)}: boxes of the speaker view
 
   function slides() {
     return document.querySelectorAll(".reveal .slides section");
@@ -151,6 +152,7 @@
     } else if (isPreview(event.source)) {
       if (previews.indexOf(event.source) < 0) previews.push(event.source);
       if (data.type === "hello") post(event.source, { namespace: NS, type: "replay", actions: log });
+      if (data.type === "pause") Reveal.togglePause();
       if (data.type === "action") {
         apply(data.action);
         publish(data.action, event.source);
@@ -191,6 +193,24 @@
   // (the lecturer clicked it) the keys would drive that preview alone, a slide ahead: they go
   // to the current one instead. Only the current preview posts its events (reveal's notes
   // plugin asks it to); the upcoming one is the other frame of the speaker window.
+  // "." (blank the screen) from the speaker window goes straight to the projector, which
+  // toggles its own pause: reveal's speaker view would pause the preview and tell the
+  // projector half a second later (debounced), so a second "." pressed meanwhile was lost or
+  // undone by the state coming back. The projector's state then reaches the previews.
+  function pauseKey(event) {
+    return (event.key === "." || event.keyCode === 190) && !event.ctrlKey && !event.altKey &&
+      !event.metaKey;
+  }
+  if (receiver) {
+    window.addEventListener("keydown", function (event) {
+      var main = hub();
+      if (!pauseKey(event) || !main) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      post(main, { namespace: NS, type: "pause" });
+    }, true);
+  }
+
   var upcoming = receiver && !/[?&]postMessageEvents=true/.test(window.location.search);
   if (upcoming) {
     window.addEventListener("keydown", function (event) {
@@ -223,6 +243,20 @@
     "  cursor: pointer; }",
     ".speaker-controls-deck button[aria-pressed=true] { background: #1a5fb4; color: #fff; }",
     ".speaker-controls-deck button:disabled { border-color: #aaa; color: #767676; cursor: default; }",
+    // The "Upcoming" label above the next slide's preview, not over its title.
+    "#upcoming-slide { padding-top: 46px; }",
+    "#upcoming-slide .label { top: 6px; }",
+    ".deck-speaker-part h4 { margin: 0 0 6px; font-size: 14px; text-transform: uppercase;",
+    "  color: #555; }",
+    ".deck-speaker-part ol, .deck-speaker-part ul { margin: 0 0 8px; padding-left: 0;",
+    "  list-style: none; font-size: 18px; }",
+    ".deck-speaker-part li { margin: 2px 0; }",
+    ".deck-speaker-values li { margin: 0 0 8px; }",
+    ".deck-speaker-values code, .deck-speaker-values pre { font-family: 'DejaVu Sans Mono',",
+    "  monospace; font-size: 14px; }",
+    ".deck-speaker-values pre { margin: 2px 0 0; white-space: pre-wrap; background: #f4f4f4;",
+    "  padding: 2px 6px; }",
+    ".deck-speaker-values .deck-value-text { font-weight: 700; }",
   ].join("\n");
 
   function dressSpeaker(win) {
@@ -235,6 +269,12 @@
     }
     speakerWindow = win;
     if (doc.getElementById("deck-speaker-style")) return;
+    win.addEventListener("keydown", function (event) {
+      if (!pauseKey(event)) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      Reveal.togglePause();
+    }, true);
     // The stylesheets marked for it (KaTeX's): formulas in the notes look as on the slides.
     document.querySelectorAll("[data-speaker-css]").forEach(function (el) {
       var copy;
@@ -270,12 +310,24 @@
       box.appendChild(button);
       controls.insertBefore(box, controls.querySelector(".speaker-controls-notes"));
     }
+    var notes = controls.querySelector(".speaker-controls-notes");
+    speakerParts.forEach(function (part) {
+      var box = doc.createElement("div");
+      box.className = "speaker-controls-deck deck-speaker-part deck-speaker-" + part.name;
+      part.build(doc, box);
+      controls.insertBefore(box, part.after && notes ? notes.nextSibling : notes);
+    });
     refreshSpeaker();
   }
 
   function refreshSpeaker() {
-    if (!speakerWindow || speakerWindow.closed || !speakerButton) return;
-    var button = speakerWindow.document.querySelector(".deck-speaker-button");
+    if (!speakerWindow || speakerWindow.closed) return;
+    var doc = speakerWindow.document;
+    speakerParts.forEach(function (part) {
+      var box = doc.querySelector(".deck-speaker-" + part.name);
+      if (box) part.refresh(box);
+    });
+    var button = speakerButton && doc.querySelector(".deck-speaker-button");
     if (!button) return;
     var state = speakerButton.state();
     button.textContent = state.label;
@@ -292,6 +344,9 @@
     // {state() → {label, enabled, pressed}, press()}: a button in the speaker window.
     speakerButton: function (spec) { speakerButton = spec; refreshSpeaker(); },
     refreshSpeaker: refreshSpeaker,
+    // A box of the speaker view, above the notes (below them with `after: true`): `build(doc,
+    // box)` fills it once, `refresh(box)` on every slide change and action.
+    speakerPart: function (spec) { speakerParts.push(spec); refreshSpeaker(); },
     // A line the speaker window shows above the notes (the planned minutes), as text.
     speakerInfo: function (text) { speakerPlan = String(text); },
     speakerWindow: function () { return speakerWindow; },

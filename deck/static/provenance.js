@@ -12,13 +12,13 @@
         popover: "Where this value comes from", expr: "Expression", at: "Written at",
         cellAt: "Computed in the cell at",
         lines: function (a, b) { return "(lines " + a + "–" + b + ")"; }, close: "Close",
-        larger: "Larger",
+        larger: "Larger", speaker: "Values on this slide", from: "from",
         noCell: "No cell binds a name this expression uses: it is computed from the expression alone."
       }
     : {
         popover: "这个数从哪里来", expr: "表达式", at: "写在", cellAt: "计算它的单元格",
         lines: function (a, b) { return "（第 " + a + "–" + b + " 行）"; }, close: "关闭",
-        larger: "放大",
+        larger: "放大", speaker: "本页的数值", from: "来自",
         noCell: "没有单元格绑定这个表达式用到的名字：它只由表达式本身算出。"
       };
 
@@ -231,6 +231,73 @@
     if (opener === value) close(true);
     else open(value);
   });
+
+  // ---- the speaker view: the current slide's values, each with its expression, its
+  // file:line and the code lines binding what it uses, so the lecturer can say where a number
+  // comes from without opening a popover on the projector. Text only (textContent).
+  function marksOf(value) {
+    return (value.dataset.marks || "").split(" ").filter(Boolean).map(function (m) {
+      return m.split("-").map(Number);
+    });
+  }
+
+  function bindingLines(value, sources) {
+    var cells = (value.dataset.cells || "").split(" ").filter(function (c) { return sources[c]; });
+    var out = [];
+    marksOf(value).forEach(function (mark) {
+      cells.forEach(function (loc) {
+        var entry = sources[loc];
+        var lines = entry.code.split("\n");
+        if (mark[0] < entry.first || mark[1] > entry.first + lines.length - 1) return;
+        var file = loc.slice(0, loc.lastIndexOf(":"));
+        out.push({ at: file + ":" + mark[0],
+          code: lines.slice(mark[0] - entry.first, mark[1] - entry.first + 1).join("\n") });
+      });
+    });
+    return out;
+  }
+
+  function fillSpeaker(box) {
+    var doc = box.ownerDocument;
+    var list = box.querySelector("ul");
+    list.textContent = "";
+    var slide = window.Reveal && Reveal.isReady && Reveal.isReady() && Reveal.getCurrentSlide();
+    var seen = {};
+    var values = slide ? slide.querySelectorAll(".value[data-expr]") : [];
+    Array.prototype.forEach.call(values, function (value) {
+      var key = value.dataset.expr + "\u0000" + value.dataset.loc;
+      if (seen[key]) return;
+      seen[key] = true;
+      var item = list.appendChild(doc.createElement("li"));
+      item.className = "deck-speaker-value";
+      var head = item.appendChild(doc.createElement("div"));
+      head.appendChild(doc.createElement("span")).className = "deck-value-text";
+      head.lastChild.textContent = value.textContent;
+      head.appendChild(doc.createTextNode(" = "));
+      head.appendChild(doc.createElement("code")).textContent = value.dataset.expr;
+      head.appendChild(doc.createTextNode("  "));
+      head.appendChild(doc.createElement("code")).textContent = value.dataset.loc;
+      head.lastChild.className = "deck-value-loc";
+      bindingLines(value, sourcesOf(value)).forEach(function (line) {
+        var pre = item.appendChild(doc.createElement("pre"));
+        pre.className = "deck-value-code";
+        pre.textContent = T.from + " " + line.at + "\n" + line.code;
+      });
+    });
+    box.hidden = list.children.length === 0;
+  }
+
+  if (window.deckPresent && window.deckPresent.speakerPart && !window.deckPresent.receiver) {
+    window.deckPresent.speakerPart({
+      name: "values",
+      after: true,
+      build: function (doc, box) {
+        box.appendChild(doc.createElement("h4")).textContent = T.speaker;
+        box.appendChild(doc.createElement("ul"));
+      },
+      refresh: fillSpeaker,
+    });
+  }
 
   if (window.Reveal && Reveal.on) {
     Reveal.on("slidechanged", function () { close(false); });

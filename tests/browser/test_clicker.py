@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 LESSON = {
-    "lesson.yml": "title: 遥控\nlang: zh-CN\n",
+    "lesson.yml": "title: 遥控\nlang: zh-CN\nquiz:\n  mode: check\n",  # judged at once
     "toy.py": '''
         from deck.show import HTML
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 LESSON = {
-    "lesson.yml": "title: 讲台\nlang: zh-CN\n",
+    "lesson.yml": "title: 讲台\nlang: zh-CN\nquiz:\n  mode: check\n",  # judged at once
     "toy.py": '''
         from deck.show import HTML
 
@@ -287,7 +287,7 @@ def test_answer_is_not_readable_before_the_lecturer_reveals_it(deck):
     assert quiz.locator(".quiz-explain").is_visible()
     assert EXPLANATION in quiz.inner_text()
     assert "chosen-wrong" in quiz.locator(".quiz-choice").nth(0).get_attribute("class")
-    assert quiz.locator(".quiz-feedback").inner_text() == "✗ 再想想"
+    assert quiz.locator(".quiz-feedback").inner_text() == ""  # no verdict beside the answer
     deck.keyboard.press("a")  # and hides it again
     assert quiz.locator(".quiz-explain").is_hidden()
     assert "正确答案" not in quiz.inner_text()
