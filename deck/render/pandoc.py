@@ -22,7 +22,19 @@ from markdown.treeprocessors import Treeprocessor
 
 from deck.source.attributes import parse_attrs
 
-IMG_ATTRS = {"src", "alt", "title", "class", "id", "style", "width", "height", "loading"}
+IMG_ATTRS = {
+    "src",
+    "alt",
+    "title",
+    "class",
+    "id",
+    "style",
+    "width",
+    "height",
+    "loading",
+    "controls",
+}
+VIDEO_FILES = (".mp4", ".webm", ".ogg", ".ogv", ".mov", ".m4v")
 POSITION = ("top", "left", "right", "bottom", "width", "height")
 NUMBER = re.compile(r"^\d+(\.\d+)?$")
 # Code spans first, so that brackets inside them are left alone.
@@ -114,6 +126,12 @@ class _Images(Treeprocessor):
         if style:
             attrs["style"] = style
         img.attrib.clear()
+        if "video" in classes or src.lower().endswith(VIDEO_FILES):  # `{{< video clip.mp4 >}}`
+            img.tag = "video"
+            attrs["controls"] = ""
+            title = attrs.pop("alt", "")
+            if title:
+                attrs["title"] = title
         for key, value in attrs.items():
             img.set(key if key in IMG_ATTRS or key.startswith("data-") else f"data-{key}", value)
 

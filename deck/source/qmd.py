@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from deck.errors import DeckError, Diagnostic
 from deck.model import (
     Block,
@@ -35,6 +37,7 @@ from deck.model import (
 )
 from deck.source.contain import escapes
 from deck.source.folder import display_path, read_text
+from deck.source.prepass import Context, expand, project_variables
 from deck.source.qmdconfig import merge, parse_quarto_config, quarto_config
 from deck.source.replay import replayed
 from deck.source.scanner import Dialect, Scanner
@@ -64,7 +67,14 @@ def load_qmd(path: Path) -> Lesson:
             values = merge(found, values)
             locs = {**meta_locs, **locs}
     config = quarto_config(values)
-    sections = parts(path, rel, lines, body, config, locs, diagnostics)
+    context = Context(
+        path.parent, raw_meta(lines, body, meta_path), project_variables(path.parent, diagnostics)
+    )
+    expanded = expand(lines[body:], rel, path, context, first=body)
+    diagnostics.extend(expanded.diagnostics)
+    origins = [Loc(rel, k + 1) for k in range(body)] + expanded.origins
+    lines = lines[:body] + expanded.lines
+    sections = parts(path, rel, (lines, origins), body, config, locs, diagnostics)
     if not any(s.slides for s in sections):
         diagnostics.append(Diagnostic(Loc(rel, 1), "lesson", "the file has no slides"))
     lesson = Lesson(path.stem, path.parent, tuple(sections), config)
@@ -91,21 +101,39 @@ def front_matter(
     return end + 1, values, locs
 
 
+def raw_meta(lines: list[str], body: int, meta_path: Path) -> dict[str, Any]:
+    """The front matter as written, over `_metadata.yml`: what `{{< meta >}}` reads (any key,
+    not only the options this build knows)."""
+    found: dict[str, Any] = {}
+    texts = [meta_path.read_text("utf-8", "replace")] if meta_path.is_file() else []
+    texts.append("\n".join(lines[1 : body - 1]) if body else "")
+    for text in texts:
+        try:
+            values = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue  # (reported where the options are checked)
+        if isinstance(values, dict):
+            found = merge(found, values)
+    return found
+
+
 def parts(
     path: Path,
     rel: str,
-    lines: list[str],
+    text: tuple[list[str], list[Loc]],
     body: int,
     config: LessonConfig,
     locs: dict[str, Loc],
     diagnostics: list[Diagnostic],
 ) -> list[Section]:
-    """The file's slides as sections: cut at `#` headings, else every `SLIDES_PER_PART`."""
+    """The file's slides as sections: cut at `#` headings, else every `SLIDES_PER_PART`.
+    `text` is the file's lines after `deck.source.prepass`, with where each was written."""
+    lines = text[0]
     dialect = Dialect(quarto=True, defaults=config.execute)
-    outline, _, _ = parse_part(path, rel, lines, body, len(lines), dialect)
-    starts = [s.loc.line - 1 for s in outline if not hidden_start(s, lines, dialect)]
+    outline, _, _, at = parse_part(path, rel, text, body, len(lines), dialect)
+    starts = [i for s, i in zip(outline, at, strict=True) if not hidden_start(s, lines[i], dialect)]
     if any(s.level == 1 for s in outline):
-        cuts = [s.loc.line - 1 for s in outline if s.level == 1]
+        cuts = [i for s, i in zip(outline, at, strict=True) if s.level == 1]
     else:  # about SLIDES_PER_PART each, the same size
         count = max(1, round(len(starts) / SLIDES_PER_PART))
         cuts = [starts[len(starts) * k // count] for k in range(1, count)]
@@ -123,9 +151,10 @@ def parts(
     earlier: list[Cell] = []
     names: set[str] = set()
     for k, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
-        slides, inlines, problems = parse_part(path, rel, lines, start, end, dialect)
+        slides, inlines, problems, at = parse_part(path, rel, text, start, end, dialect)
         diagnostics.extend(problems)
-        slides = [deck_wide(s, config) for s in merge_hidden(slides, lines, dialect)]
+        first_lines = [lines[i] for i in at]
+        slides = [deck_wide(s, config) for s in merge_hidden(slides, first_lines, dialect)]
         if k == 0:
             title = title_slide(config, locs, rel)
             slides = [title, *slides] if title else slides
@@ -146,10 +175,10 @@ def _kept(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in ("timeout", "error")}
 
 
-def hidden_start(slide: Slide, lines: list[str], dialect: Dialect) -> bool:
+def hidden_start(slide: Slide, first_line: str, dialect: Dialect) -> bool:
     """Content before the first slide break that shows nothing (setup cells with
     `include: false`): Quarto makes no slide of it."""
-    line = lines[slide.loc.line - 1].strip()
+    line = first_line.strip()
     opens = line.startswith("#") or line == "---"
     return (
         slide.title is None and not opens and all(shows_nothing(b, dialect) for b in slide.blocks)
@@ -165,9 +194,9 @@ def shows_nothing(block: Block, dialect: Dialect) -> bool:
     )
 
 
-def merge_hidden(slides: list[Slide], lines: list[str], dialect: Dialect) -> list[Slide]:
+def merge_hidden(slides: list[Slide], first_lines: list[str], dialect: Dialect) -> list[Slide]:
     """A hidden start goes with the next slide (its cells still run, first)."""
-    if len(slides) > 1 and hidden_start(slides[0], lines, dialect):
+    if len(slides) > 1 and hidden_start(slides[0], first_lines[0], dialect):
         first, second = slides[0], slides[1]
         return [dataclasses.replace(second, blocks=first.blocks + second.blocks), *slides[2:]]
     return slides
@@ -234,10 +263,17 @@ def part_name(slides: list[Slide], k: int, taken: set[str]) -> str:
 
 
 def parse_part(
-    path: Path, rel: str, lines: list[str], start: int, end: int, dialect: Dialect
-) -> tuple[list[Slide], list[InlineExpr], list[Diagnostic]]:
-    """Lines `start:end` (0-based) of a longer file, which must begin at a slide break: its
-    slides, inline expressions (numbered from 0) and problems, at the file's real lines."""
-    scanner = Scanner(rel, lines[:end], dialect, pos=start)
+    path: Path,
+    rel: str,
+    text: tuple[list[str], list[Loc]],
+    start: int,
+    end: int,
+    dialect: Dialect,
+) -> tuple[list[Slide], list[InlineExpr], list[Diagnostic], list[int]]:
+    """Lines `start:end` (0-based) of a longer text, which must begin at a slide break: its
+    slides, inline expressions (numbered from 0), problems at the lines where they were
+    written, and the line index each slide starts at."""
+    lines, origins = text
+    scanner = Scanner(rel, lines[:end], dialect, pos=start, origins=origins)
     slides = scanner.slides()
-    return slides, scanner.inlines, scanner.diagnostics
+    return slides, scanner.inlines, scanner.diagnostics, scanner.starts

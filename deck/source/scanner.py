@@ -28,15 +28,13 @@ from deck.model import (
     placeholder,
 )
 from deck.source.attributes import (
-    QUARTO_ONLY_OPTIONS,
-    YAML_PROBLEMS,
     front_matter_end,
     front_matter_note,
     line_steps,
-    option_problem,
     parse_attrs,
-    read_yaml,
 )
+from deck.source.cellopts import read_options
+from deck.source.prepass import Context, expand
 
 FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
@@ -77,8 +75,12 @@ class Scanner:
     inlines: list[InlineExpr] = field(default_factory=list)
     pos: int = 0
     depth: int = 0  # `:::` blocks open around the line being read
+    origins: list[Loc] | None = None  # where each line was written (includes: another file)
+    starts: list[int] = field(default_factory=list)  # the line index each slide began at
 
     def loc(self, index: int) -> Loc:
+        if self.origins is not None and index < len(self.origins):
+            return self.origins[index]
         return Loc(self.rel, index + 1)
 
     def error(self, index: int, code: str, message: str) -> None:
@@ -216,40 +218,8 @@ class Scanner:
         return Code(classes[0] if classes else "", text, self.loc(start), attrs)
 
     def cell(self, start: int, body: list[str]) -> Cell | Code | None:
-        options: dict[str, Any] = {}
-        k = 0
-        ok = True
-        while k < len(body) and body[k].startswith("#|"):
-            index = start + 1 + k
-            try:
-                parsed = read_yaml(body[k][2:])
-            except YAML_PROBLEMS:
-                parsed = None
-            if not isinstance(parsed, dict) or len(parsed) != 1:
-                self.error(index, "option", "cell option must read `#| key: value`")
-                ok = False
-                k += 1
-                continue
-            ((key, value),) = parsed.items()
-            key = str(key)
-            if key in options:
-                self.error(index, "option", f"cell option `{key}` is given twice")
-                ok = False
-            elif self.dialect.quarto and key in QUARTO_ONLY_OPTIONS:
-                self.warn(index, "option", f"cell option `{key}` is not applied here; ignored")
-            else:
-                problem = option_problem(key, value)
-                if problem and self.dialect.quarto and problem.startswith("unknown"):
-                    self.warn(index, "option", f"{problem}; ignored")
-                elif problem:
-                    self.error(index, "option", problem)
-                    ok = False
-                else:
-                    if key in ("fig-cap", "fig-alt"):
-                        value = self.inline(value, index)
-                    options[key] = value
-            k += 1
-        if not ok:
+        options, k = read_options(self, start, body)
+        if options is None:
             return None
         code = "\n".join(body[k:])
         if self.option(options, "eval", True) is False:
@@ -372,20 +342,24 @@ class Scanner:
             blocks, _ = self.blocks(top=True)
             if heading or rule or blocks:  # an explicit `---` makes a slide even when empty
                 slides.append(Slide(title, level, classes, attrs, tuple(blocks), self.loc(i)))
+                self.starts.append(i)
         return slides
 
 
 def parse_section(
-    path: Path, rel: str, text: str, dialect: Dialect = LESSON
+    path: Path, rel: str, text: str, dialect: Dialect = LESSON, context: Context | None = None
 ) -> tuple[Section, list[Diagnostic]]:
     """Section file text → its slides, and every problem found (errors and warnings).
 
     A section file has no front matter: a `---` in its first line starts an untitled slide, as
     it does after any blank line, so nothing at the top of a file is silently dropped. When the
-    top looks like front matter, a warning says so.
+    top looks like front matter, a warning says so. Comments are skipped and shortcodes
+    expanded first (`deck.source.prepass`).
     """
     lines = text.replace("\r\n", "\n").split("\n")
-    scanner = Scanner(rel, lines, dialect)
+    expanded = expand(lines, rel, path, context or Context(path.parent))
+    scanner = Scanner(rel, expanded.lines, dialect, origins=expanded.origins)
+    scanner.diagnostics.extend(expanded.diagnostics)
     if front_matter_end(lines) is not None:
         scanner.warn(0, "parse", front_matter_note(lines))
     slides = scanner.slides()
