@@ -16,7 +16,6 @@ from deck.blocks.base import Opening
 from deck.errors import Diagnostic
 from deck.model import (
     Block,
-    Cell,
     Code,
     InlineExpr,
     Loc,
@@ -30,22 +29,21 @@ from deck.model import (
 from deck.source.attributes import (
     front_matter_end,
     front_matter_note,
-    line_steps,
     parse_attrs,
 )
-from deck.source.cellopts import read_options
+from deck.source.fences import FENCE_OPEN, CodeReader
 from deck.source.prepass import Context, expand
 
-FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+DIV_CLOSE_RUN = re.compile(r"^(:{3,})\s*$")
+GLUED_CLOSE = re.compile(r"^(?!:)(.*?\S)\s*:{3,}\s*$")  # `text :::` in a Quarto file
 HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$")
 HEADING_ATTRS = re.compile(r"^(.*?)\s+\{([^{}]*)\}$")
 ONLY_ATTRS = re.compile(r"^\{([^{}]*)\}$")  # `## {background-image="a.png"}`: no title
 UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
-ENGINE = re.compile(r"^[\w-]*")
 MAX_NESTING = 100  # `:::` blocks inside one another (deeper would exhaust Python's stack)
 MARK = "\u2063"  # the invisible separator: the engine's own placeholders are made of it
 
@@ -65,7 +63,7 @@ LESSON = Dialect()
 
 
 @dataclass
-class Scanner:
+class Scanner(CodeReader):
     """Walks one section file's lines. Holds only parse state; the result is immutable."""
 
     rel: str
@@ -76,6 +74,8 @@ class Scanner:
     pos: int = 0
     depth: int = 0  # `:::` blocks open around the line being read
     origins: list[Loc] | None = None  # where each line was written (includes: another file)
+    open: list[Opening] = field(default_factory=list)  # the `:::` blocks being read
+    closed_by: dict[int, int] = field(default_factory=dict)  # opener → the line closing it
     starts: list[int] = field(default_factory=list)  # the line index each slide began at
 
     def loc(self, index: int) -> Loc:
@@ -124,8 +124,14 @@ class Scanner:
 
         while self.pos < len(self.lines):
             i, line = self.pos, self.lines[self.pos]
-            if top and (HEADING.match(line) or self.is_rule(i)):
+            if (top or self.ends_slide(line)) and (HEADING.match(line) or self.is_rule(i)):
                 break
+            glued = not top and self.dialect.quarto and GLUED_CLOSE.match(line)
+            if glued:  # `text :::` closes the block (Pandoc's reading)
+                prose.append((i, glued.group(1)))
+                flush()
+                self.pos += 1
+                return out, True
             if DIV_CLOSE.match(line):
                 if top:
                     self.error(i, "parse", "`:::` closes no open block")
@@ -156,89 +162,15 @@ class Scanner:
         flush()
         return out, False
 
+    def ends_slide(self, line: str) -> bool:
+        """Inside a block, a `#`/`##` heading starts the next slide, unless the innermost
+        block takes headings (a callout's title, a tabset's tabs)."""
+        inner = self.open[-1].classes if self.open else ()
+        return not any(c.startswith(("callout", "panel-tabset")) for c in inner)
+
     def is_rule(self, i: int) -> bool:
         """A `---` line after a blank line (or at the start) starts an untitled slide."""
         return self.lines[i].strip() == "---" and (i == 0 or not self.lines[i - 1].strip())
-
-    def fence(self) -> Block | None:
-        start = self.pos
-        m = FENCE_OPEN.match(self.lines[start])
-        assert m
-        marker, info = m.group(1), m.group(2)
-        end = start + 1
-        closing = re.compile("^" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}\s*$")
-        while end < len(self.lines) and not closing.match(self.lines[end]):
-            end += 1
-        if end >= len(self.lines):
-            self.error(start, "parse", f"code fence {marker} is never closed")
-            self.pos = len(self.lines)
-            return None
-        self.pos = end + 1
-        body = self.lines[start + 1 : end]
-        text = "\n".join(body)
-        if not info.startswith("{"):
-            return Code(info, text, self.loc(start))
-        inner = info[1:-1].strip()
-        if inner.startswith("="):  # a raw block: ```{=html}
-            return Code(inner, text, self.loc(start))
-        if inner.startswith((".", "#")):  # a static block with attributes: ```{.python …}
-            return self.static_code(start, inner, text)
-        engine = ENGINE.match(inner).group(0)  # type: ignore[union-attr]
-        if engine != "python":
-            self.error(
-                start,
-                "engine",
-                f"`{{{engine}}}` cells cannot run: only Python cells run here "
-                f"(```{{python}}); for code shown as it is write ```{engine or 'text'}",
-            )
-            return None
-        if inner[len(engine) :].strip(" ,"):
-            self.warn(
-                start,
-                "option",
-                "options in the fence are not read: write them as `#| key: value` lines",
-            )
-        return self.cell(start, body)
-
-    def static_code(self, start: int, inner: str, text: str) -> Code | None:
-        parsed = parse_attrs(inner)
-        if parsed is None:
-            self.error(start, "attr", f"cannot read code block attributes `{{{inner}}}`")
-            return None
-        classes, attrs = parsed
-        if len(classes) > 1:
-            attrs["class"] = " ".join(classes[1:])
-        numbers = attrs.get("code-line-numbers")
-        if numbers is not None and numbers not in ("true", "false") and not line_steps(numbers):
-            self.error(
-                start,
-                "attr",
-                f'code-line-numbers="{numbers}" must be true, false or lines such as "1-3|5"',
-            )
-        return Code(classes[0] if classes else "", text, self.loc(start), attrs)
-
-    def cell(self, start: int, body: list[str]) -> Cell | Code | None:
-        options, k = read_options(self, start, body)
-        if options is None:
-            return None
-        code = "\n".join(body[k:])
-        if self.option(options, "eval", True) is False:
-            return self.shown_code(start, code, options)
-        return Cell(code, options, self.loc(start), start + 2 + k)
-
-    def option(self, options: dict[str, Any], key: str, default: Any) -> Any:
-        """A cell's option, else the file's `execute:` default, else `default`."""
-        return options.get(key, self.dialect.defaults.get(key, default))
-
-    def shown_code(self, start: int, code: str, options: dict[str, Any]) -> Code | None:
-        """A cell with `eval: false` is code to show (when echoed), never run."""
-        echo = self.option(options, "echo", self.dialect.quarto)  # Quarto shows code
-        if echo is False or self.option(options, "include", True) is False:
-            return None
-        attrs = {"cell": "true"}
-        if "code-line-numbers" in options:
-            attrs["code-line-numbers"] = str(options["code-line-numbers"]).lower()
-        return Code("python", code, self.loc(start), attrs)
 
     def div(self) -> Block | None:
         start = self.pos
@@ -264,10 +196,12 @@ class Scanner:
             return None
         opening = Opening(start, m.group(1), spec, tuple(classes), attrs)
         self.depth += 1
+        self.open.append(opening)
         try:
             return kind_for(opening.classes).parse(self, opening)
         finally:
             self.depth -= 1
+            self.open.pop()
 
     def skip_div(self) -> None:
         """Past the `:::` closing the block just opened, counting (not parsing) those inside."""
@@ -278,8 +212,45 @@ class Scanner:
             self.pos += 1
 
     def body(self) -> tuple[list[Block], bool]:
-        """The blocks up to the closing `:::` of the block being read, and whether it came."""
-        return self.blocks(top=False)
+        """The blocks up to the closing `:::` of the block being read, and whether it came.
+
+        A block still open at the end of its slide (the next slide's heading) or file is
+        closed there: in a Quarto file with a warning, as Pandoc reads it; in a lesson it
+        stays an error, for the kind to report at its opener."""
+        opening = self.open[-1]
+        blocks, closed = self.blocks(top=False)
+        if closed:
+            self.closed_by[opening.start] = self.pos - 1
+        elif self.dialect.quarto:
+            where = "its slide" if self.pos < len(self.lines) else "the file"
+            self.warn(opening.start, "parse", f"{opening.unclosed()}: closed at the end of {where}")
+            return blocks, True
+        else:
+            self.hint_unclosed(opening)
+        return blocks, closed
+
+    def hint_unclosed(self, opening: Opening) -> None:
+        """When a block inside this one was closed by a fence of another length, that fence
+        was probably meant for this block: say so (the error itself is the kind's)."""
+        for inner, end in self.closed_by.items():
+            fence = DIV_CLOSE_RUN.match(self.lines[end])
+            inner_fence = DIV_OPEN.match(self.lines[inner])
+            if inner > opening.start and fence and inner_fence:
+                if len(fence.group(1)) != len(inner_fence.group(1)):
+                    self.error(
+                        inner,
+                        "parse",
+                        f"`{inner_fence.group(1)}` opened here was closed by "
+                        f"`{fence.group(1)}` at line {self.loc(end).line}, which leaves "
+                        f"`{opening.fence} {opening.spec}` (line {self.loc(opening.start).line}) "
+                        "open: close the inner block with its own `:::` first",
+                    )
+                    return
+
+    @property
+    def tolerant(self) -> bool:
+        """Whether the file is read as Pandoc reads it (a Quarto file)."""
+        return self.dialect.quarto
 
     @property
     def widgets(self) -> dict[str, str]:

@@ -297,3 +297,96 @@ def test_an_edit_of_an_included_file_or_a_variable_rebuilds(
     monkeypatch.setenv("DECK_TEST_ROOM", "B2")
     assert run_cli(tmp_path, "talk.qmd", "--no-pdf").returncode == 0
     assert "room B2" in page.read_text()
+
+
+# ---- fences as Pandoc reads them ------------------------------------------------------------
+
+
+def test_a_block_left_open_is_closed_at_the_end_of_its_slide_with_a_warning(tmp_path: Path):
+    qmd = write(
+        tmp_path,
+        {
+            "talk.qmd": """
+                ## One
+
+                ::: {.incremental}
+                - a
+                - b
+
+                ## Two
+
+                text of two
+
+                ::: {.notes}
+                notes never closed
+                """
+        },
+    )
+    lesson = load_qmd(qmd)
+    slides = [s for section in lesson.sections for s in section.slides]
+    assert [s.title for s in slides] == ["One", "Two"]
+    assert "text of two" in prose(slides[1])
+    warnings = [str(w) for w in lesson.warnings]
+    source = qmd.read_text()
+    assert any(
+        f":{line_of(source, 'incremental')}:" in w and "end of its slide" in w for w in warnings
+    )
+    assert any(f":{line_of(source, '.notes')}:" in w and "end of the file" in w for w in warnings)
+
+
+def test_a_closing_fence_glued_to_a_line_closes_the_block(tmp_path: Path):
+    qmd = write(
+        tmp_path,
+        {
+            "talk.qmd": """
+                ## Glued
+
+                ::: {.callout-note}
+                a note that ends here :::
+
+                after the note
+                """
+        },
+    )
+    lesson = load_qmd(qmd)
+    (slide,) = [s for section in lesson.sections for s in section.slides]
+    top = [b for b in slide.blocks if isinstance(b, Prose)]
+    assert [p.text for p in top] == ["after the note"]
+    assert "a note that ends here" in prose(slide)
+    assert not lesson.warnings
+
+
+def test_content_between_columns_stands_as_a_column(tmp_path: Path):
+    qmd = write(
+        tmp_path,
+        {
+            "talk.qmd": """
+                ## Cols
+
+                :::: {.columns}
+                ::: {.column width="40%"}
+                left
+                :::
+                between
+                ::: {.column width="60%"}
+                right
+                :::
+                ::::
+                """
+        },
+    )
+    (slide,) = [s for section in load_qmd(qmd).sections for s in section.slides]
+    (columns,) = slide.blocks
+    assert [c.width for c in columns.columns] == ["40%", None, "60%"]
+
+
+def test_in_a_lesson_an_inner_block_closed_by_the_outer_fence_is_named(tmp_path: Path):
+    from deck.source.scanner import parse_section
+
+    text = "## A\n\n:::: columns\n::: column\nleft\n::::\n\n## B\n"
+    _, problems = parse_section(tmp_path / "01-a.md", "01-a.md", text)
+    messages = [str(d) for d in problems]
+    assert any(
+        m.startswith("01-a.md:4:") and "closed by `::::` at line 6" in m for m in messages
+    ), messages
+    assert any(m.startswith("01-a.md:3:") and "never closed" in m for m in messages), messages
