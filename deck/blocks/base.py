@@ -44,6 +44,11 @@ class ParseContext(Protocol):
         ...
 
     @property
+    def meta(self) -> dict[str, Any]:
+        """The front matter (or `lesson.yml`) as written: what `when-meta` reads."""
+        ...
+
+    @property
     def tolerant(self) -> bool:
         """Whether the file is read as Pandoc reads it (a Quarto file), not strictly."""
         ...

@@ -87,8 +87,10 @@ def load_lesson(folder: Path) -> Lesson:
     diagnostics.extend(problems)
     summaries = {kind.name: kind.summary for kind in widgets}
     # a kind that failed to load is still known by name: its directives add no second error
-    dialect = Dialect(widgets={w.name: summaries.get(w.name, "") for w in config.widgets})
-    context = Context(folder, raw_yaml(meta_path), project_variables(folder, diagnostics))
+    meta = raw_yaml(meta_path)
+    widget_formats = {w.name: summaries.get(w.name, "") for w in config.widgets}
+    dialect = Dialect(widgets=widget_formats, meta=meta)
+    context = Context(folder, meta, project_variables(folder, diagnostics))
     sections = []
     for path in files:
         text = read_text(path)

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from deck.blocks.visibility import drop_hidden_slides
 from deck.errors import DeckError, Diagnostic
 from deck.model import (
     Block,
@@ -67,14 +68,13 @@ def load_qmd(path: Path) -> Lesson:
             values = merge(found, values)
             locs = {**meta_locs, **locs}
     config = quarto_config(values)
-    context = Context(
-        path.parent, raw_meta(lines, body, meta_path), project_variables(path.parent, diagnostics)
-    )
+    meta = raw_meta(lines, body, meta_path)
+    context = Context(path.parent, meta, project_variables(path.parent, diagnostics))
     expanded = expand(lines[body:], rel, path, context, first=body)
     diagnostics.extend(expanded.diagnostics)
     origins = [Loc(rel, k + 1) for k in range(body)] + expanded.origins
     lines = lines[:body] + expanded.lines
-    sections = parts(path, rel, (lines, origins), body, config, locs, diagnostics)
+    sections = parts(path, rel, (lines, origins), body, config, locs, diagnostics, meta)
     if not any(s.slides for s in sections):
         diagnostics.append(Diagnostic(Loc(rel, 1), "lesson", "the file has no slides"))
     lesson = Lesson(path.stem, path.parent, tuple(sections), config)
@@ -125,11 +125,12 @@ def parts(
     config: LessonConfig,
     locs: dict[str, Loc],
     diagnostics: list[Diagnostic],
+    meta: dict[str, Any] | None = None,
 ) -> list[Section]:
     """The file's slides as sections: cut at `#` headings, else every `SLIDES_PER_PART`.
     `text` is the file's lines after `deck.source.prepass`, with where each was written."""
     lines = text[0]
-    dialect = Dialect(quarto=True, defaults=config.execute)
+    dialect = Dialect(quarto=True, defaults=config.execute, meta=meta or {})
     outline, _, _, at = parse_part(path, rel, text, body, len(lines), dialect)
     starts = [i for s, i in zip(outline, at, strict=True) if not hidden_start(s, lines[i], dialect)]
     if any(s.level == 1 for s in outline):
@@ -155,6 +156,7 @@ def parts(
         diagnostics.extend(problems)
         first_lines = [lines[i] for i in at]
         slides = [deck_wide(s, config) for s in merge_hidden(slides, first_lines, dialect)]
+        slides = drop_hidden_slides(slides)
         if k == 0:
             title = title_slide(config, locs, rel)
             slides = [title, *slides] if title else slides

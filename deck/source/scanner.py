@@ -13,6 +13,7 @@ from typing import Any
 
 from deck.blocks import kind_for
 from deck.blocks.base import Opening
+from deck.blocks.visibility import drop_hidden_slides
 from deck.errors import Diagnostic
 from deck.model import (
     Block,
@@ -57,6 +58,7 @@ class Dialect:
     quarto: bool = False
     defaults: dict[str, Any] = field(default_factory=dict)  # execute: echo, eval, include…
     widgets: dict[str, str] = field(default_factory=dict)  # widget kind → its data's format
+    meta: dict[str, Any] = field(default_factory=dict)  # the front matter as written
 
 
 LESSON = Dialect()
@@ -248,6 +250,10 @@ class Scanner(CodeReader):
                     return
 
     @property
+    def meta(self) -> dict[str, Any]:
+        return self.dialect.meta
+
+    @property
     def tolerant(self) -> bool:
         """Whether the file is read as Pandoc reads it (a Quarto file)."""
         return self.dialect.quarto
@@ -333,7 +339,7 @@ def parse_section(
     scanner.diagnostics.extend(expanded.diagnostics)
     if front_matter_end(lines) is not None:
         scanner.warn(0, "parse", front_matter_note(lines))
-    slides = scanner.slides()
+    slides = drop_hidden_slides(scanner.slides())
     section = Section(
         path=path,
         name=path.stem,

@@ -390,3 +390,107 @@ def test_in_a_lesson_an_inner_block_closed_by_the_outer_fence_is_named(tmp_path:
         m.startswith("01-a.md:4:") and "closed by `::::` at line 6" in m for m in messages
     ), messages
     assert any(m.startswith("01-a.md:3:") and "never closed" in m for m in messages), messages
+
+
+# ---- visibility -------------------------------------------------------------------------------
+
+
+def test_content_visible_and_hidden_follow_format_and_meta(tmp_path: Path):
+    qmd = write(
+        tmp_path,
+        {
+            "talk.qmd": """
+                ---
+                draft: true
+                ---
+
+                ## V
+
+                ::: {.content-visible when-format="revealjs"}
+                shown-1
+                :::
+
+                ::: {.content-visible when-format="html"}
+                shown-2
+                :::
+
+                ::: {.content-visible when-format="pdf"}
+                left-1
+                :::
+
+                ::: {.content-hidden when-format="html"}
+                left-2
+                :::
+
+                ::: {.content-hidden unless-format="pdf"}
+                left-3
+                :::
+
+                ::: {.content-visible when-meta="draft"}
+                shown-3
+                :::
+
+                ::: {.content-visible unless-meta="draft"}
+                left-4
+                :::
+
+                ::: {.content-hidden}
+                left-5
+                :::
+
+                ::: {.hidden}
+                left-6
+                :::
+
+                ::: content-visible
+                shown-4
+                :::
+                """
+        },
+    )
+    slide = slides_of(qmd)[-1]
+    text = prose(slide)
+    assert [w for w in re.findall(r"(?:shown|left)-\d", text)] == [
+        "shown-1",
+        "shown-2",
+        "shown-3",
+        "shown-4",
+    ]
+
+
+def test_left_out_content_still_runs_its_cells_and_hidden_slides_are_dropped(tmp_path: Path):
+    write(
+        tmp_path,
+        {
+            "talk.qmd": """
+                ## Shown
+
+                ```{python}
+                x = 6
+                ```
+
+                ## Secret {visibility="hidden"}
+
+                ```{python}
+                y = x * 7
+                ```
+
+                ::: {.content-visible when-format="pdf"}
+                ```{python}
+                z = y + 1
+                print("never shown", z)
+                ```
+                :::
+
+                ## Uses
+
+                y is `{python} y`, z is `{python} z`.
+                """
+        },
+    )
+    ran = run_cli(tmp_path, "talk.qmd", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    page = (tmp_path / "dist" / "talk" / "index.html").read_text()
+    assert "Secret" not in page and "never shown 43" not in page  # (its code is z's source)
+    assert "y is 42, z is 43." in re.sub(r"<[^>]+>", "", page)
+    assert len(re.findall(r"<section\b", page)) == 2
