@@ -50,10 +50,11 @@ class SlideConfig:
     code_line_numbers: bool | str = False
     css: tuple[str, ...] = ()
     theme: str = "default"  # or "dark"
+    reveal: tuple[tuple[str, Any], ...] = ()  # reveal.js options as they are (transition…)
 
     def reveal_options(self) -> dict[str, Any]:
         """What reveal.js is told besides the deck's own settings (`window.deckOptions`)."""
-        options: dict[str, Any] = {}
+        options: dict[str, Any] = dict(self.reveal)
         if self.slide_number is not True:
             options["slideNumber"] = self.slide_number
         if self.controls is not None:

@@ -39,9 +39,10 @@ from deck.model import (
 from deck.source.contain import escapes
 from deck.source.folder import display_path, read_text
 from deck.source.prepass import Context, expand, project_variables
-from deck.source.qmdconfig import merge, parse_quarto_config, quarto_config
+from deck.source.qmdconfig import deck_option, merge, parse_quarto_config, quarto_config
 from deck.source.replay import replayed
 from deck.source.scanner import Dialect, Scanner
+from deck.source.toc import toc_title, with_toc
 
 SLIDES_PER_PART = 6
 METADATA = "_metadata.yml"
@@ -74,7 +75,7 @@ def load_qmd(path: Path) -> Lesson:
     diagnostics.extend(expanded.diagnostics)
     origins = [Loc(rel, k + 1) for k in range(body)] + expanded.origins
     lines = lines[:body] + expanded.lines
-    sections = parts(path, rel, (lines, origins), body, config, locs, diagnostics, meta)
+    sections = parts(path, rel, (lines, origins), body, config, locs, diagnostics, meta, values)
     if not any(s.slides for s in sections):
         diagnostics.append(Diagnostic(Loc(rel, 1), "lesson", "the file has no slides"))
     lesson = Lesson(path.stem, path.parent, tuple(sections), config)
@@ -126,11 +127,17 @@ def parts(
     locs: dict[str, Loc],
     diagnostics: list[Diagnostic],
     meta: dict[str, Any] | None = None,
+    values: dict[str, Any] | None = None,
 ) -> list[Section]:
     """The file's slides as sections: cut at `#` headings, else every `SLIDES_PER_PART`.
     `text` is the file's lines after `deck.source.prepass`, with where each was written."""
     lines = text[0]
-    dialect = Dialect(quarto=True, defaults=config.execute, meta=meta or {})
+    dialect = Dialect(
+        quarto=True,
+        defaults=config.execute,
+        meta=meta or {},
+        slide_level=deck_option(values or {}, "slide-level", 2),
+    )
     outline, _, _, at = parse_part(path, rel, text, body, len(lines), dialect)
     starts = [i for s, i in zip(outline, at, strict=True) if not hidden_start(s, lines[i], dialect)]
     if any(s.level == 1 for s in outline):
@@ -158,7 +165,9 @@ def parts(
         slides = [deck_wide(s, config) for s in merge_hidden(slides, first_lines, dialect)]
         slides = drop_hidden_slides(slides)
         if k == 0:
-            title = title_slide(config, locs, rel)
+            title = title_slide(
+                config, locs, rel, deck_option(values or {}, "title-slide-attributes")
+            )
             slides = [title, *slides] if title else slides
         own = [b for s in slides for b in walk_blocks(s.blocks) if isinstance(b, Cell)]
         again = replayed(earlier, own, [e.expr for e in inlines])
@@ -169,6 +178,9 @@ def parts(
             slides[0] = dataclasses.replace(first, blocks=(*copies, *first.blocks))
         name = part_name(slides, k, names)
         sections.append(Section(path, name, rel, settings, tuple(slides), tuple(inlines)))
+    if deck_option(values or {}, "toc", False):
+        title = deck_option(values or {}, "toc-title") or toc_title(config.lang)
+        sections = with_toc(sections, title, deck_option(values or {}, "toc-depth", 2))
     return sections
 
 
@@ -231,8 +243,11 @@ def _with_error(blocks: tuple[Block, ...], error: bool) -> tuple[Block, ...]:
     return tuple(out)
 
 
-def title_slide(config: LessonConfig, locs: dict[str, Loc], rel: str) -> Slide | None:
-    """Quarto's title slide: title, subtitle, author and date from the front matter."""
+def title_slide(
+    config: LessonConfig, locs: dict[str, Loc], rel: str, attributes: dict[str, str] | None = None
+) -> Slide | None:
+    """Quarto's title slide: title, subtitle, author and date from the front matter, with its
+    `title-slide-attributes` (`data-background-image: a.png` → the slide's background)."""
     if not config.title:
         return None
     loc = locs.get("title", Loc(rel, 1))
@@ -242,10 +257,15 @@ def title_slide(config: LessonConfig, locs: dict[str, Loc], rel: str) -> Slide |
         if value:
             at = locs.get(key, loc)
             blocks.append(Div((key,), {}, (Prose(value, at),), at))
-    return Slide(
-        config.title, 1, ("title-slide", "quarto-title-block"), {"id": "title-slide"},
-        tuple(blocks), loc,
-    )  # fmt: skip
+    attrs = {"id": "title-slide"}
+    classes = ["title-slide", "quarto-title-block"]
+    for key, value in (attributes or {}).items():
+        if key == "class":
+            classes += value.split()
+        else:
+            attrs[key.removeprefix("data-")] = value
+    at = locs.get("title-slide-attributes", loc)
+    return Slide(config.title, 1, tuple(classes), attrs, tuple(blocks), at if attributes else loc)
 
 
 def part_name(slides: list[Slide], k: int, taken: set[str]) -> str:

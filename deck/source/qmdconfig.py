@@ -146,6 +146,46 @@ def _plugin(name: str) -> Check:
     return check
 
 
+def _one_of(*words: str) -> Check:
+    def check(value: Any) -> Any:
+        if value not in words:
+            raise Invalid(f"must be {', '.join(words[:-1])} or {words[-1]}")
+        return value
+
+    return check
+
+
+TRANSITIONS = ("none", "fade", "slide", "convex", "concave", "zoom")
+# Quarto's option → reveal.js's (passed as they are)
+REVEAL_NAMES = {
+    "transition": "transition",
+    "background-transition": "backgroundTransition",
+    "transition-speed": "transitionSpeed",
+    "navigation-mode": "navigationMode",
+    "center": "center",
+}
+
+
+def _level(value: Any) -> int:
+    if isinstance(value, bool) or value not in (1, 2, 3):
+        raise Invalid("must be 1, 2 or 3")
+    return value
+
+
+def _attributes(value: Any) -> dict[str, str]:
+    """`title-slide-attributes: {data-background-image: a.png, …}`."""
+    if not isinstance(value, dict):
+        raise Invalid("must be a mapping of attributes, as `data-background-color: black`")
+    return {str(k): as_text(v) for k, v in value.items()}
+
+
+DECK_OPTIONS: dict[str, Check] = {  # at the top or under format: revealjs:
+    "toc": _bool,
+    "toc-depth": _level,
+    "toc-title": as_text,
+    "slide-level": _level,
+    "title-slide-attributes": _attributes,
+}
 NOT_APPLIED = "a Quarto option this build does not apply; ignored"
 REVEALJS_SCHEMA: dict[str, Check] = {
     "width": _size(1280),
@@ -165,38 +205,36 @@ REVEALJS_SCHEMA: dict[str, Check] = {
     "theme": _theme,
     "embed-resources": _embed,
     "self-contained": _embed,
+    "transition": _one_of(*TRANSITIONS),
+    "background-transition": _one_of(*TRANSITIONS),
+    "transition-speed": _one_of("default", "fast", "slow"),
+    "navigation-mode": _one_of("linear", "vertical", "grid"),
+    "center": _bool,
+    "hash-type": _one_of("title", "number"),  # (the deck's addresses are numbers either way)
+    **DECK_OPTIONS,
     **{
         key: _ignored(NOT_APPLIED)
         for key in (
             "auto-animate-duration",
             "auto-animate-easing",
             "auto-stretch",
-            "background-transition",
-            "center",
             "center-title-slide",
             "code-copy",
             "code-overflow",
             "fig-dpi",
             "fig-height",
             "fig-width",
-            "hash-type",
             "highlight-style",
             "html-math-method",
             "include-after-body",
             "include-in-header",
             "link-external-icon",
             "multiplex",
-            "navigation-mode",
             "pdf-separate-fragments",
             "preview-links",
             "reference-location",
             "revealjs-plugins",
             "show-notes",
-            "slide-level",
-            "title-slide-attributes",
-            "toc",
-            "transition",
-            "transition-speed",
         )
     },
 }
@@ -280,6 +318,7 @@ QUARTO_SCHEMA: dict[str, Any] = {
     "jupyter": _jupyter,
     "engine": _engine,
     "exec": EXEC_SCHEMA,  # this build's own settings (seed, timeout, memory, output)
+    **DECK_OPTIONS,
     **{
         key: _ignored(NOT_APPLIED)
         for key in (
@@ -300,10 +339,6 @@ QUARTO_SCHEMA: dict[str, Any] = {
             "number-sections",
             "resources",
             "subject",
-            "title-slide-attributes",
-            "toc",
-            "toc-depth",
-            "toc-title",
         )
     },
 }
@@ -342,6 +377,12 @@ def merge(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def deck_option(values: dict[str, Any], key: str, default: Any = None) -> Any:
+    """One of `DECK_OPTIONS`: under `format: revealjs:` over the top level, as Quarto reads it."""
+    reveal = values.get("format") or {}
+    return reveal.get(key, values.get(key, default))
+
+
 def quarto_config(values: dict[str, Any]) -> LessonConfig:
     """Checked (and merged) front matter → the deck's settings. Quarto's defaults where they
     differ from a lesson's: no slide numbers, line numbers on code."""
@@ -358,6 +399,7 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
         code_line_numbers=reveal.get("code-line-numbers", True),
         css=reveal.get("css", ()),
         theme=reveal.get("theme", "default"),
+        reveal=tuple((REVEAL_NAMES[k], v) for k, v in reveal.items() if k in REVEAL_NAMES),
     )
     execute = {k: v for k, v in (values.get("execute") or {}).items() if k in CELL_DEFAULTS}
     if (values.get("execute") or {}).get("enabled") is False:

@@ -39,7 +39,7 @@ DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 DIV_CLOSE_RUN = re.compile(r"^(:{3,})\s*$")
 GLUED_CLOSE = re.compile(r"^(?!:)(.*?\S)\s*:{3,}\s*$")  # `text :::` in a Quarto file
-HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")  # a slide's when its level ≤ the slide level
 HEADING_ATTRS = re.compile(r"^(.*?)\s+\{([^{}]*)\}$")
 ONLY_ATTRS = re.compile(r"^\{([^{}]*)\}$")  # `## {background-image="a.png"}`: no title
 UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
@@ -59,6 +59,7 @@ class Dialect:
     defaults: dict[str, Any] = field(default_factory=dict)  # execute: echo, eval, include…
     widgets: dict[str, str] = field(default_factory=dict)  # widget kind → its data's format
     meta: dict[str, Any] = field(default_factory=dict)  # the front matter as written
+    slide_level: int = 2  # headings up to this level start slides
 
 
 LESSON = Dialect()
@@ -126,7 +127,7 @@ class Scanner(CodeReader):
 
         while self.pos < len(self.lines):
             i, line = self.pos, self.lines[self.pos]
-            if (top or self.ends_slide(line)) and (HEADING.match(line) or self.is_rule(i)):
+            if (top or self.ends_slide(line)) and (self.heading(line) or self.is_rule(i)):
                 break
             glued = not top and self.dialect.quarto and GLUED_CLOSE.match(line)
             if glued:  # `text :::` closes the block (Pandoc's reading)
@@ -163,6 +164,11 @@ class Scanner(CodeReader):
             self.pos += 1
         flush()
         return out, False
+
+    def heading(self, line: str) -> re.Match[str] | None:
+        """A heading that starts a slide: `#` or `##` (a `.qmd`'s `slide-level` 1 to 3)."""
+        m = HEADING.match(line)
+        return m if m and len(m.group(1)) <= self.dialect.slide_level else None
 
     def ends_slide(self, line: str) -> bool:
         """Inside a block, a `#`/`##` heading starts the next slide, unless the innermost
@@ -296,7 +302,7 @@ class Scanner(CodeReader):
         slides: list[Slide] = []
         while self.pos < len(self.lines):
             i, line = self.pos, self.lines[self.pos]
-            heading = HEADING.match(line)
+            heading = self.heading(line)
             title, level, classes, attrs = None, 2, (), {}
             if heading:
                 level = len(heading.group(1))
