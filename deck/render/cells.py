@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from deck.errors import Diagnostic
 from deck.model import Cell, CellResult, FigureRecord, Loc, OutputRecord
 from deck.render.htmltext import highlight_code, plain
+from deck.render.pandoc import layout_style
 
 if TYPE_CHECKING:
     from deck.render.context import RenderContext
@@ -57,6 +58,9 @@ def render_cell(r: RenderContext, cell: Cell) -> str:
             '<div class="columns column-output-location">'
             f'<div class="column">{code}</div><div class="column{fragment}">{shown}</div></div>'
         )
+    grid = layout_style({k: v for k, v in cell.options.items() if k.startswith("layout")})
+    if grid and shown:  # `#| layout-ncol: 2`: the cell's figures and outputs side by side
+        shown = f'<div class="cell-output-layout" style="{html.escape(grid)}">{shown}</div>'
     body = code + shown
     return f'<div class="cell">{body}</div>' if body else ""
 

@@ -8,152 +8,39 @@ https://quarto.org/docs/reference/formats/presentations/revealjs.html
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
 import yaml
 
 from deck.errors import Diagnostic
 from deck.model import ExecConfig, LessonConfig, Loc, SlideConfig
-from deck.source.attributes import line_steps
 from deck.source.config import (
     EXEC_FIELDS,
     EXEC_SCHEMA,
-    Accepted,
     Check,
     Invalid,
     NodeCheck,
     as_text,
     check_mapping,
 )
-
-
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise Invalid("must be true or false")
-    return value
-
-
-def _bool_or(*words: str) -> Check:
-    def check(value: Any) -> Any:
-        if isinstance(value, bool) or value in words:
-            return value
-        raise Invalid(f"must be true, false or {' or '.join(words)}")
-
-    return check
-
-
-def _any(value: Any) -> Any:
-    return value
-
-
-def _ignored(what: str) -> Check:
-    """A Quarto option this build reads but does not apply: a warning, and the value dropped."""
-
-    def check(value: Any) -> Any:
-        raise Accepted(what)
-
-    return check
-
-
-def _names(value: Any) -> str:
-    """`author: A`, `author: [A, B]` or `author: [{name: A, affiliation: …}]` → "A, B"."""
-    items = value if isinstance(value, list) else [value]
-    names = []
-    for item in items:
-        if isinstance(item, dict):
-            item = item.get("name")
-            if isinstance(item, dict):  # name: {given: …, family: …} or {literal: …}
-                item = item.get("literal") or " ".join(
-                    str(item[k]) for k in ("given", "family") if k in item
-                )
-        names.append(as_text(item))
-    return ", ".join(names)
-
-
-def _date(value: Any) -> str:
-    if value in ("today", "now"):
-        return datetime.date.today().isoformat()
-    return as_text(value)
-
-
-def _size(expected: int) -> Check:
-    def check(value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise Invalid("must be a number of pixels")
-        if value != expected:
-            raise Accepted(
-                f"the deck is 1280×720 (its theme, PDF pages and overflow checks are laid "
-                f"out for that size); {value} is not applied"
-            )
-        return value
-
-    return check
-
-
-def _slide_number(value: Any) -> Any:
-    if isinstance(value, bool) or value in ("c/t", "c", "h/v", "h.v"):
-        return value
-    raise Invalid("must be true, false, c/t, c, h/v or h.v")
-
-
-def _code_line_numbers(value: Any) -> Any:
-    if isinstance(value, bool) or (isinstance(value, str) and line_steps(value) is not None):
-        return value
-    raise Invalid('must be true, false or lines such as "1-3|5"')
-
-
-def _paths(value: Any) -> tuple[str, ...]:
-    items = value if isinstance(value, list) else [value]
-    return tuple(as_text(item) for item in items)
-
-
-THEMES = {"default": "default", "white": "default", "dark": "dark", "black": "dark"}
-
-
-def _theme(value: Any) -> str:
-    items = value if isinstance(value, list) else [value]
-    names = [as_text(item) for item in items]
-    chosen = [THEMES[n] for n in names if n in THEMES]
-    others = [n for n in names if n not in THEMES]
-    if others:
-        raise Accepted(
-            f"theme {', '.join(others)} is not available (only default and dark); "
-            f"the {chosen[0] if chosen else 'default'} theme is used",
-            chosen[0] if chosen else "default",
-        )
-    return chosen[0] if chosen else "default"
-
-
-def _embed(value: Any) -> bool:
-    if _bool(value):
-        raise Accepted(
-            "index.html is written with its assets/ folder beside it (it opens offline from "
-            "there, from any copy of the folder); no single self-contained file is made",
-            True,
-        )
-    return False
-
-
-def _plugin(name: str) -> Check:
-    def check(value: Any) -> Any:
-        if value is True:
-            return True
-        if value is False:
-            raise Accepted(f"the deck's {name} stays available; false is not applied", False)
-        raise Accepted(f"the deck's own {name} is used; its settings here are not read", True)
-
-    return check
-
-
-def _one_of(*words: str) -> Check:
-    def check(value: Any) -> Any:
-        if value not in words:
-            raise Invalid(f"must be {', '.join(words[:-1])} or {words[-1]}")
-        return value
-
-    return check
-
+from deck.source.qmdchecks import (
+    _any,
+    _attributes,
+    _bool,
+    _bool_or,
+    _code_line_numbers,
+    _date,
+    _embed,
+    _ignored,
+    _level,
+    _names,
+    _one_of,
+    _paths,
+    _plugin,
+    _size,
+    _slide_number,
+    _theme,
+)
 
 TRANSITIONS = ("none", "fade", "slide", "convex", "concave", "zoom")
 # Quarto's option → reveal.js's (passed as they are)
@@ -164,19 +51,6 @@ REVEAL_NAMES = {
     "navigation-mode": "navigationMode",
     "center": "center",
 }
-
-
-def _level(value: Any) -> int:
-    if isinstance(value, bool) or value not in (1, 2, 3):
-        raise Invalid("must be 1, 2 or 3")
-    return value
-
-
-def _attributes(value: Any) -> dict[str, str]:
-    """`title-slide-attributes: {data-background-image: a.png, …}`."""
-    if not isinstance(value, dict):
-        raise Invalid("must be a mapping of attributes, as `data-background-color: black`")
-    return {str(k): as_text(v) for k, v in value.items()}
 
 
 DECK_OPTIONS: dict[str, Check] = {  # at the top or under format: revealjs:

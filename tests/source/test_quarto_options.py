@@ -160,3 +160,57 @@ def test_title_slide_attributes(tmp_path: Path):
     assert 'data-background-image="media/bg.png"' in opening
     assert 'data-background-size="contain"' in opening and "dark-title" in opening
     assert (tmp_path / "dist" / "talk" / "media" / "bg.png").is_file()
+
+
+def test_layout_ncol_on_divs_and_cells_places_panels_side_by_side(tmp_path: Path):
+    write(
+        tmp_path,
+        {
+            "talk.qmd": """
+                ## Panels
+
+                ::: {layout-ncol=2}
+                ![left](a.svg)
+
+                ![right](b.svg)
+                :::
+
+                ::: {layout="[30,70]"}
+                narrow
+
+                wide
+                :::
+
+                ```{python}
+                #| layout-ncol: 2
+                #| echo: false
+                import matplotlib.pyplot as plt
+                for k in range(2):
+                    plt.figure(figsize=(3, 2))
+                    plt.plot([0, 1], [0, k])
+                    plt.show()
+                ```
+                """,
+            "a.svg": '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>',
+            "b.svg": '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>',
+        },
+    )
+    ran = run_cli(tmp_path, "talk.qmd", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    assert "layout" not in ran.stderr  # applied, so no "not applied" warning
+    page = (tmp_path / "dist" / "talk" / "index.html").read_text()
+    assert 'style="display: grid; grid-template-columns: repeat(2, minmax(0, 1fr))' in page
+    assert "grid-template-columns: 30.0fr 70.0fr" in page
+    (grid,) = re.findall(r'<div class="cell-output-layout" style="([^"]*)">', page)
+    assert "repeat(2, minmax(0, 1fr))" in grid
+
+
+def test_a_wrong_layout_is_an_error_at_its_line(tmp_path: Path):
+    qmd = write(
+        tmp_path,
+        {"talk.qmd": "## A\n\n```{python}\n#| layout-ncol: two\nx = 1\n```\n"},
+    )
+    with pytest.raises(DeckError) as caught:
+        load_qmd(qmd)
+    (problem,) = [str(d) for d in caught.value.diagnostics]
+    assert "talk.qmd:4:" in problem and "layout-ncol must be a whole number" in problem
