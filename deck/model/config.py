@@ -51,6 +51,9 @@ class SlideConfig:
     css: tuple[str, ...] = ()
     theme: str = "default"  # or "dark"
     reveal: tuple[tuple[str, Any], ...] = ()  # reveal.js options as they are (transition…)
+    # the author's own HTML for the page: `include-in-header`, `-before-body`, `-after-body`
+    # (each a ("file", path) or ("text", html) until loading reads the files)
+    includes: tuple[tuple[str, str, str], ...] = ()  # (where, "file"|"text", path or html)
 
     def reveal_options(self) -> dict[str, Any]:
         """What reveal.js is told besides the deck's own settings (`window.deckOptions`)."""

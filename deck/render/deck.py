@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from deck.errors import DeckError, Diagnostic
 from deck.model import (
@@ -180,6 +181,7 @@ def render_lesson(
             data_attr=_data_attrs,
             stylesheets=deck.stylesheets,
             deck_options=deck.options,
+            includes={k: Markup(v) for k, v in deck.includes.items()},  # the author's HTML
         )
 
     page = page_of(slides)

@@ -51,6 +51,7 @@ class DeckSettings:
     media: dict[str, Path] = field(default_factory=dict)
     warnings: list[Diagnostic] = field(default_factory=list)
     formulas: list[tuple[str, bool]] = field(default_factory=list)  # in the footer
+    includes: dict[str, str] = field(default_factory=dict)  # in-header, before-body, after-body
 
     def typeset(self, katex: KaTeX) -> None:
         def sub(m: re.Match[str]) -> str:
@@ -95,4 +96,6 @@ def deck_settings(lesson: Lesson, markdown: Callable[[], Any]) -> DeckSettings:
     if settings.logo:
         deck.logo = local(settings.logo)
     deck.stylesheets = [local(css) for css in settings.css]
+    for where, _, text in settings.includes:  # the author's HTML, as they wrote it
+        deck.includes[where] = deck.includes.get(where, "") + text + "\n"
     return deck

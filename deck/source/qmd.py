@@ -36,7 +36,7 @@ from deck.model import (
     Slide,
     walk_blocks,
 )
-from deck.source.contain import escapes
+from deck.source.contain import escapes, outside
 from deck.source.folder import display_path, read_text
 from deck.source.prepass import Context, expand, project_variables
 from deck.source.qmdconfig import deck_option, merge, parse_quarto_config, quarto_config
@@ -69,6 +69,7 @@ def load_qmd(path: Path) -> Lesson:
             values = merge(found, values)
             locs = {**meta_locs, **locs}
     config = quarto_config(values)
+    config = read_includes(config, path.parent, locs, rel, diagnostics)
     meta = raw_meta(lines, body, meta_path)
     context = Context(path.parent, meta, project_variables(path.parent, diagnostics))
     expanded = expand(lines[body:], rel, path, context, first=body)
@@ -100,6 +101,36 @@ def front_matter(
     values, locs, problems = parse_quarto_config("\n".join(lines[1:end]), rel, first_line=2)
     diagnostics.extend(problems)
     return end + 1, values, locs
+
+
+def read_includes(
+    config: LessonConfig,
+    folder: Path,
+    locs: dict[str, Loc],
+    rel: str,
+    diagnostics: list[Diagnostic],
+) -> LessonConfig:
+    """`include-in-header` (and `-before-body`, `-after-body`) files read into the config: HTML
+    the author placed in the page, from files inside the project."""
+    out = []
+    for where, kind, text in config.slides.includes:
+        key = f"include-{where}"
+        loc = next((v for k, v in locs.items() if k.split(".")[-1] == key), Loc(rel, 1))
+        if kind == "file":
+            target = folder / text
+            if outside(folder, text):
+                diagnostics.append(
+                    Diagnostic(loc, "path", f"{key} `{text}` lies outside the project")
+                )
+                continue
+            try:
+                text = target.read_text("utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                diagnostics.append(Diagnostic(loc, "path", f"{key} `{text}` cannot be read: {e}"))
+                continue
+        out.append((where, "text", text))
+    slides = dataclasses.replace(config.slides, includes=tuple(out))
+    return dataclasses.replace(config, slides=slides)
 
 
 def raw_meta(lines: list[str], body: int, meta_path: Path) -> dict[str, Any]:

@@ -148,3 +148,18 @@ def _attributes(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         raise Invalid("must be a mapping of attributes, as `data-background-color: black`")
     return {str(k): as_text(v) for k, v in value.items()}
+
+
+def _includes(value: Any) -> tuple[tuple[str, str], ...]:
+    """`include-in-header: head.html`, a list of files, or `- text: <meta …>` items."""
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for item in items:
+        if isinstance(item, dict) and len(item) == 1 and next(iter(item)) in ("text", "file"):
+            ((kind, text),) = item.items()
+            out.append((kind, as_text(text)))
+        elif isinstance(item, str):
+            out.append(("file", item))
+        else:
+            raise Invalid("must be a file, a list of files, or `- text: …` / `- file: …` items")
+    return tuple(out)

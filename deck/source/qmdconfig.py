@@ -32,6 +32,7 @@ from deck.source.qmdchecks import (
     _date,
     _embed,
     _ignored,
+    _includes,
     _level,
     _names,
     _one_of,
@@ -53,7 +54,9 @@ REVEAL_NAMES = {
 }
 
 
+INCLUDES = ("include-in-header", "include-before-body", "include-after-body")
 DECK_OPTIONS: dict[str, Check] = {  # at the top or under format: revealjs:
+    **{key: _includes for key in INCLUDES},
     "toc": _bool,
     "toc-depth": _level,
     "toc-title": as_text,
@@ -100,8 +103,6 @@ REVEALJS_SCHEMA: dict[str, Check] = {
             "fig-width",
             "highlight-style",
             "html-math-method",
-            "include-after-body",
-            "include-in-header",
             "link-external-icon",
             "multiplex",
             "pdf-separate-fragments",
@@ -274,6 +275,11 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
         css=reveal.get("css", ()),
         theme=reveal.get("theme", "default"),
         reveal=tuple((REVEAL_NAMES[k], v) for k, v in reveal.items() if k in REVEAL_NAMES),
+        includes=tuple(
+            (key.removeprefix("include-"), kind, text)
+            for key in INCLUDES
+            for kind, text in deck_option(values, key, ())
+        ),
     )
     execute = {k: v for k, v in (values.get("execute") or {}).items() if k in CELL_DEFAULTS}
     if (values.get("execute") or {}).get("enabled") is False:

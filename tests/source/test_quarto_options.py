@@ -214,3 +214,51 @@ def test_a_wrong_layout_is_an_error_at_its_line(tmp_path: Path):
         load_qmd(qmd)
     (problem,) = [str(d) for d in caught.value.diagnostics]
     assert "talk.qmd:4:" in problem and "layout-ncol must be a whole number" in problem
+
+
+def test_include_in_header_and_body_place_the_authors_html(tmp_path: Path):
+    write(
+        tmp_path,
+        {
+            "talk.qmd": """
+                ---
+                format:
+                  revealjs:
+                    include-in-header:
+                      - text: <meta name="deck-test" content="head">
+                      - head.html
+                    include-before-body: before.html
+                    include-after-body:
+                      - file: after.html
+                ---
+
+                ## A
+                """,
+            "head.html": '<style id="from-head">.x{}</style>',
+            "before.html": '<div id="from-before"></div>',
+            "after.html": '<script id="from-after">window.afterRan = 1;</script>',
+        },
+    )
+    ran = run_cli(tmp_path, "talk.qmd", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    page = (tmp_path / "dist" / "talk" / "index.html").read_text()
+    head, body = page.split("</head>")
+    assert '<meta name="deck-test" content="head">' in head and 'id="from-head"' in head
+    assert body.index('id="from-before"') < body.index('class="reveal"')
+    assert body.index('id="from-after"') > body.index("assets/deck.js")
+    # an edit of an included file rebuilds
+    (tmp_path / "after.html").write_text('<script id="edited-after"></script>')
+    assert run_cli(tmp_path, "talk.qmd", "--no-pdf").returncode == 0
+    assert 'id="edited-after"' in (tmp_path / "dist" / "talk" / "index.html").read_text()
+
+
+def test_an_include_outside_the_project_is_an_error(tmp_path: Path):
+    (tmp_path / "secret.html").write_text("<b>secret</b>")
+    qmd = write(
+        tmp_path / "talk",
+        {"talk.qmd": "---\ninclude-in-header: ../secret.html\n---\n\n## A\n"},
+    )
+    with pytest.raises(DeckError) as caught:
+        load_qmd(qmd)
+    (problem,) = [str(d) for d in caught.value.diagnostics]
+    assert "talk.qmd:2:" in problem and "outside the project" in problem
