@@ -27,6 +27,7 @@ from deck.model import (
     Section,
     SectionResult,
 )
+from deck.render.crossref import crossref
 from deck.render.frame import deck_settings, missing_media
 from deck.render.host import build_host
 from deck.render.mathtex import KaTeX
@@ -171,6 +172,8 @@ def render_lesson(
         warnings.extend(part.warnings)
     media.update(deck.media)
     warnings.extend(quiz_positions(lesson, records))
+    slides, found = crossref(slides, lesson.config.lang)
+    warnings.extend(found)
     slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
     template = env.get_template("deck.html.j2")
 

@@ -68,7 +68,7 @@ def read_options(p: Reader, start: int, body: list[str]) -> tuple[dict[str, Any]
                 p.error(index, "option", problem)
                 ok = False
             else:
-                if key in ("fig-cap", "fig-alt"):
+                if key in ("fig-cap", "fig-alt", "tbl-cap"):
                     value = p.inline(value, index)
                 options[key] = value
         k += 1
