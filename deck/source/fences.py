@@ -75,6 +75,28 @@ def read_options(p: Reader, start: int, body: list[str]) -> tuple[dict[str, Any]
     return (options if ok else None), k
 
 
+OTHER_ENGINES = {
+    "r": "R cells need R and knitr, which this build does not run",
+    "julia": "Julia cells need a Julia kernel, which this build does not run",
+    "ojs": "Observable JS cells run in Quarto's own OJS runtime, which this build does not ship",
+    "shinylive-python": "shinylive cells need Pyodide in the browser, which this build does "
+    "not ship (it runs Python at build time, offline)",
+    "shinylive-r": "shinylive cells need webR in the browser, which this build does not ship",
+    "mermaid": "mermaid diagrams are drawn by Quarto's bundled mermaid.js, which this build "
+    "does not ship: include the diagram as an image (`![](diagram.svg)`)",
+    "dot": "Graphviz diagrams are drawn by Quarto's bundled Graphviz, which this build does "
+    "not ship: include the diagram as an image (`![](diagram.svg)`), or draw it in a "
+    "Python cell",
+}
+
+
+def engine_message(engine: str) -> str:
+    """Why a `{engine}` cell cannot run here, and what to write instead."""
+    shown = f"for code shown as it is write ```{engine or 'text'}"
+    cause = OTHER_ENGINES.get(engine.lower(), "only Python cells run here (```{python})")
+    return f"`{{{engine}}}` cells cannot run: {cause}; {shown}"
+
+
 class CodeReader:
     """The scanner's methods that read a code fence (mixed into `Scanner`)."""
 
@@ -115,12 +137,7 @@ class CodeReader:
             return self.static_code(start, inner, text)
         engine = ENGINE.match(inner).group(0)  # type: ignore[union-attr]
         if engine != "python":
-            self.error(
-                start,
-                "engine",
-                f"`{{{engine}}}` cells cannot run: only Python cells run here "
-                f"(```{{python}}); for code shown as it is write ```{engine or 'text'}",
-            )
+            self.error(start, "engine", engine_message(engine))
             return None
         if inner[len(engine) :].strip(" ,"):
             self.warn(
