@@ -75,6 +75,16 @@ class QuizConfig:
 
 
 @dataclass(frozen=True)
+class CitationConfig:
+    """A `.qmd`'s `bibliography` (files inside its folder), `csl` style and `nocite` keys."""
+
+    bibliography: tuple[str, ...] = ()
+    csl: str | None = None
+    nocite: str = ""  # as written: "@a, @b" or "@*"
+    loc: Loc | None = None  # where `bibliography` was written
+
+
+@dataclass(frozen=True)
 class LessonConfig:
     title: str | None = None
     subtitle: str | None = None
@@ -87,6 +97,7 @@ class LessonConfig:
     execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
     widgets: tuple[WidgetSource, ...] = ()  # the widget kinds the lesson defines
     quiz: QuizConfig = field(default_factory=QuizConfig)
+    citations: CitationConfig = field(default_factory=CitationConfig)
 
 
 @dataclass(frozen=True)

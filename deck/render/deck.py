@@ -27,6 +27,7 @@ from deck.model import (
     Section,
     SectionResult,
 )
+from deck.render.cite import cite
 from deck.render.crossref import crossref
 from deck.render.frame import deck_settings, missing_media
 from deck.render.host import build_host
@@ -173,6 +174,8 @@ def render_lesson(
     media.update(deck.media)
     warnings.extend(quiz_positions(lesson, records))
     slides, found = crossref(slides, lesson.config.lang)
+    warnings.extend(found)
+    slides, found = cite(slides, lesson.config.citations, lesson.path, lesson.config.lang, cache)
     warnings.extend(found)
     slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
     template = env.get_template("deck.html.j2")

@@ -130,7 +130,18 @@ def read_includes(
                 continue
         out.append((where, "text", text))
     slides = dataclasses.replace(config.slides, includes=tuple(out))
-    return dataclasses.replace(config, slides=slides)
+    cited = config.citations
+    at = locs.get("bibliography", Loc(rel, 1))
+    for key, names in (("bibliography", cited.bibliography), ("csl", (cited.csl or "",))):
+        for name in filter(None, names):
+            where = locs.get(key, at)
+            if outside(folder, name):
+                message = f"{key} `{name}` lies outside the project"
+                diagnostics.append(Diagnostic(where, "path", message))
+            elif not (folder / name).is_file():
+                diagnostics.append(Diagnostic(where, "path", f"{key} `{name}`: no such file"))
+    citations = dataclasses.replace(cited, loc=at)
+    return dataclasses.replace(config, slides=slides, citations=citations)
 
 
 def raw_meta(lines: list[str], body: int, meta_path: Path) -> dict[str, Any]:

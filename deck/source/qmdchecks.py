@@ -163,3 +163,10 @@ def _includes(value: Any) -> tuple[tuple[str, str], ...]:
         else:
             raise Invalid("must be a file, a list of files, or `- text: …` / `- file: …` items")
     return tuple(out)
+
+
+def _nocite(value: Any) -> str:
+    text = " ".join(as_text(v) for v in value) if isinstance(value, list) else as_text(value)
+    if not all(word.startswith("@") for word in text.replace(",", " ").split()):
+        raise Invalid("must name citation keys, as `@smith2020, @doe2021` or `@*`")
+    return text

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from deck.errors import Diagnostic
-from deck.model import ExecConfig, LessonConfig, Loc, SlideConfig
+from deck.model import CitationConfig, ExecConfig, LessonConfig, Loc, SlideConfig
 from deck.source.config import (
     EXEC_FIELDS,
     EXEC_SCHEMA,
@@ -35,6 +35,7 @@ from deck.source.qmdchecks import (
     _includes,
     _level,
     _names,
+    _nocite,
     _one_of,
     _paths,
     _plugin,
@@ -183,6 +184,9 @@ def _jupyter(value: Any) -> Any:
 
 
 QUARTO_SCHEMA: dict[str, Any] = {
+    "bibliography": _paths,
+    "csl": as_text,
+    "nocite": _nocite,
     "title": as_text,
     "subtitle": as_text,
     "author": _names,
@@ -198,11 +202,9 @@ QUARTO_SCHEMA: dict[str, Any] = {
         key: _ignored(NOT_APPLIED)
         for key in (
             "abstract",
-            "bibliography",
             "citation",
             "copyright",
             "crossref",
-            "csl",
             "date-format",
             "description",
             "editor",
@@ -294,6 +296,9 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
         exec=ExecConfig(**{EXEC_FIELDS[k]: v for k, v in exec_values.items()}),
         slides=slides,
         execute=execute,
+        citations=CitationConfig(
+            tuple(values.get("bibliography", ())), values.get("csl"), values.get("nocite", "")
+        ),
     )
 
 
