@@ -49,7 +49,8 @@ class SlideConfig:
     logo: str | None = None
     code_line_numbers: bool | str = False
     css: tuple[str, ...] = ()
-    theme: str = "default"  # or "dark"
+    theme: str = "default"  # a Quarto theme's name (deck.source.qmdchecks.THEMES)
+    theme_files: tuple[str, ...] = ()  # the author's `.scss`/`.css` over it, compiled by dart-sass
     reveal: tuple[tuple[str, Any], ...] = ()  # reveal.js options as they are (transition…)
     # the author's own HTML for the page: `include-in-header`, `-before-body`, `-after-body`
     # (each a ("file", path) or ("text", html) until loading reads the files)

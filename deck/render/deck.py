@@ -137,7 +137,8 @@ def render_lesson(
         md = md or new_markdown()
         renderer = SectionRenderer(section, result, md, env, widget_kinds)
         pending.append((section, renderer, renderer.slides(), key))
-    deck = deck_settings(lesson, lambda: md or new_markdown())
+    deck = deck_settings(lesson, lambda: md or new_markdown(), cache)
+    diagnostics.extend(deck.errors)
     formulas = {(f.tex, f.display) for _, r, _, _ in pending for f in r.formulas}
     formulas |= set(deck.formulas)
     katex = KaTeX(cache / "katex.json" if cache is not None else None) if formulas else None

@@ -132,9 +132,14 @@ def read_includes(
     slides = dataclasses.replace(config.slides, includes=tuple(out))
     cited = config.citations
     at = locs.get("bibliography", Loc(rel, 1))
-    for key, names in (("bibliography", cited.bibliography), ("csl", (cited.csl or "",))):
+    files = (
+        ("bibliography", cited.bibliography),
+        ("csl", (cited.csl or "",)),
+        ("theme", config.slides.theme_files),
+    )
+    for key, names in files:
         for name in filter(None, names):
-            where = locs.get(key, at)
+            where = next((v for k, v in locs.items() if k.split(".")[-1] == key), at)
             if outside(folder, name):
                 message = f"{key} `{name}` lies outside the project"
                 diagnostics.append(Diagnostic(where, "path", message))

@@ -90,21 +90,30 @@ def _paths(value: Any) -> tuple[str, ...]:
     return tuple(as_text(item) for item in items)
 
 
-THEMES = {"default": "default", "white": "default", "dark": "dark", "black": "dark"}
+# Quarto's reveal.js themes, each drawn here by its palette and fonts (deck/static/quarto.css)
+THEMES = {
+    "default": "default", "white": "default", "simple": "simple", "serif": "serif",
+    "sky": "sky", "beige": "beige", "solarized": "solarized", "dark": "dark", "black": "dark",
+    "night": "night", "moon": "moon", "league": "league", "blood": "blood",
+}  # fmt: skip
 
 
-def _theme(value: Any) -> str:
+def _theme(value: Any) -> tuple[str, tuple[str, ...]]:
+    """`theme: sky`, or `theme: [default, custom.scss]`: the base theme and the author's own
+    `.scss`/`.css` files laid over it, in order."""
     items = value if isinstance(value, list) else [value]
     names = [as_text(item) for item in items]
-    chosen = [THEMES[n] for n in names if n in THEMES]
-    others = [n for n in names if n not in THEMES]
-    if others:
+    files = tuple(n for n in names if n.lower().endswith((".scss", ".css")))
+    bases = [n for n in names if n not in files]
+    unknown = [n for n in bases if n not in THEMES]
+    chosen = next((THEMES[n] for n in bases if n in THEMES), "default")
+    if unknown:
         raise Accepted(
-            f"theme {', '.join(others)} is not available (only default and dark); "
-            f"the {chosen[0] if chosen else 'default'} theme is used",
-            chosen[0] if chosen else "default",
+            f"theme {', '.join(unknown)} is not a Quarto theme (known: {', '.join(THEMES)}); "
+            f"the {chosen} theme is used",
+            (chosen, files),
         )
-    return chosen[0] if chosen else "default"
+    return chosen, files
 
 
 def _embed(value: Any) -> bool:

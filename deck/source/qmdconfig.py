@@ -275,7 +275,8 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
         logo=reveal.get("logo"),
         code_line_numbers=reveal.get("code-line-numbers", True),
         css=reveal.get("css", ()),
-        theme=reveal.get("theme", "default"),
+        theme=reveal.get("theme", ("default", ()))[0],
+        theme_files=reveal.get("theme", ("default", ()))[1],
         reveal=tuple((REVEAL_NAMES[k], v) for k, v in reveal.items() if k in REVEAL_NAMES),
         includes=tuple(
             (key.removeprefix("include-"), kind, text)

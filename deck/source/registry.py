@@ -25,7 +25,7 @@ SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 # its Python packages' modules), and any such file it names in a subfolder.
 QMD_INPUTS = {".py", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".css"}
 NAMED_FILE = re.compile(
-    r"[\w./@%-]+\.(?:png|jpe?g|gif|svg|webp|css|py|qmd|md|html?|bib|csl|json|ya?ml|mp4|webm|ogv|mov|m4v)\b",
+    r"[\w./@%-]+\.(?:png|jpe?g|gif|svg|webp|s?css|py|qmd|md|html?|bib|csl|json|ya?ml|mp4|webm|ogv|mov|m4v)\b",
     re.I,
 )
 INCLUDED = (".qmd", ".md")  # named files that are read as text: what they name counts too
