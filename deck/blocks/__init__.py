@@ -7,12 +7,24 @@ Adding a kind is one module with a `BlockKind` and one entry in `KINDS`.
 
 from __future__ import annotations
 
-from deck.blocks import answer, callout, columns, handout, layout, notes, quiz, tabset, widget
+from deck.blocks import (
+    answer,
+    callout,
+    columns,
+    handout,
+    layout,
+    notes,
+    quiz,
+    tabset,
+    visibility,
+    widget,
+)
 from deck.blocks.base import BlockKind, parse_div, render_plain
 from deck.model import Block, Columns, Div, Notes, Quiz
 
 # In order of precedence: a block with classes of two kinds is of the first.
 KINDS: tuple[BlockKind, ...] = (
+    visibility.KIND,
     quiz.KIND,
     widget.KIND,
     notes.KIND,

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from deck.errors import Loc
 from deck.model import Block, Div, InlineExpr, Prose
 from deck.render.context import RenderContext
-from deck.render.pandoc import position_style, style_join
+from deck.render.pandoc import layout_style, position_style, style_join
 
 SUB_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")  # a callout's title, a tab's name
 HTML_ATTRS = {"id", "style", "title", "role", "lang", "dir"}
@@ -41,6 +41,16 @@ class ParseContext(Protocol):
     @property
     def widgets(self) -> dict[str, str]:
         """The widget kinds the lesson defines, each with its data's format."""
+        ...
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The front matter (or `lesson.yml`) as written: what `when-meta` reads."""
+        ...
+
+    @property
+    def tolerant(self) -> bool:
+        """Whether the file is read as Pandoc reads it (a Quarto file), not strictly."""
         ...
 
     def loc(self, index: int) -> Loc: ...
@@ -101,6 +111,9 @@ def attributes(div: Div, classes: list[str] | None = None) -> str:
     names = list(div.classes) if classes is None else classes
     if "absolute" in names:
         attrs["style"] = style_join(attrs.get("style"), position_style(attrs))
+    grid = layout_style(attrs)  # `layout-ncol=2`: the panels side by side
+    if grid:
+        attrs["style"] = style_join(attrs.get("style"), grid)
     out = f' class="{html.escape(" ".join(names))}"' if names else ""
     for key, value in attrs.items():
         name = key if key in HTML_ATTRS or key.startswith("data-") else f"data-{key}"

@@ -18,6 +18,8 @@ def parse(p: ParseContext, opening: Opening) -> Columns | None:
     for block in blocks:
         if isinstance(block, Div) and "column" in block.classes:
             columns.append(Column(block.attrs.get("width"), block.blocks, block.loc))
+        elif p.tolerant:  # Pandoc keeps content between columns: it stands as one more
+            columns.append(Column(None, (block,), block.loc))
         else:
             p.error(block.loc.line - 1, "parse", "only `::: column` may stand in columns")
     return Columns(tuple(columns), p.loc(opening.start))

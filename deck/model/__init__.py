@@ -5,6 +5,7 @@ from deck.errors import Loc
 from deck.model.config import (
     DEFAULT_OUTPUT_LIMIT,
     DEFAULT_TIMEOUT,
+    CitationConfig,
     ExecConfig,
     LessonConfig,
     QuizConfig,
@@ -68,6 +69,7 @@ __all__ = [
     "Prose",
     "Quiz",
     "QuizConfig",
+    "CitationConfig",
     "QuizRecord",
     "Records",
     "Section",

@@ -49,11 +49,16 @@ class SlideConfig:
     logo: str | None = None
     code_line_numbers: bool | str = False
     css: tuple[str, ...] = ()
-    theme: str = "default"  # or "dark"
+    theme: str = "default"  # a Quarto theme's name (deck.source.qmdchecks.THEMES)
+    theme_files: tuple[str, ...] = ()  # the author's `.scss`/`.css` over it, compiled by dart-sass
+    reveal: tuple[tuple[str, Any], ...] = ()  # reveal.js options as they are (transition…)
+    # the author's own HTML for the page: `include-in-header`, `-before-body`, `-after-body`
+    # (each a ("file", path) or ("text", html) until loading reads the files)
+    includes: tuple[tuple[str, str, str], ...] = ()  # (where, "file"|"text", path or html)
 
     def reveal_options(self) -> dict[str, Any]:
         """What reveal.js is told besides the deck's own settings (`window.deckOptions`)."""
-        options: dict[str, Any] = {}
+        options: dict[str, Any] = dict(self.reveal)
         if self.slide_number is not True:
             options["slideNumber"] = self.slide_number
         if self.controls is not None:
@@ -74,6 +79,16 @@ class QuizConfig:
 
 
 @dataclass(frozen=True)
+class CitationConfig:
+    """A `.qmd`'s `bibliography` (files inside its folder), `csl` style and `nocite` keys."""
+
+    bibliography: tuple[str, ...] = ()
+    csl: str | None = None
+    nocite: str = ""  # as written: "@a, @b" or "@*"
+    loc: Loc | None = None  # where `bibliography` was written
+
+
+@dataclass(frozen=True)
 class LessonConfig:
     title: str | None = None
     subtitle: str | None = None
@@ -86,6 +101,7 @@ class LessonConfig:
     execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
     widgets: tuple[WidgetSource, ...] = ()  # the widget kinds the lesson defines
     quiz: QuizConfig = field(default_factory=QuizConfig)
+    citations: CitationConfig = field(default_factory=CitationConfig)
 
 
 @dataclass(frozen=True)

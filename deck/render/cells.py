@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from deck.errors import Diagnostic
 from deck.model import Cell, CellResult, FigureRecord, Loc, OutputRecord
 from deck.render.htmltext import highlight_code, plain
+from deck.render.pandoc import layout_style
 
 if TYPE_CHECKING:
     from deck.render.context import RenderContext
@@ -57,6 +58,15 @@ def render_cell(r: RenderContext, cell: Cell) -> str:
             '<div class="columns column-output-location">'
             f'<div class="column">{code}</div><div class="column{fragment}">{shown}</div></div>'
         )
+    label = cell.label or ""
+    if label.startswith("tbl-") and shown:  # a table `@tbl-…` points to, with its caption
+        caption = cell.options.get("tbl-cap")
+        cap = r.text(caption, option_line(cell, "tbl-cap"), inline=True) if caption else ""
+        cap = f'<div class="table-caption">{cap}</div>' if cap else ""
+        shown = f'<div id="{html.escape(label)}" class="cell-table">{cap}{shown}</div>'
+    grid = layout_style({k: v for k, v in cell.options.items() if k.startswith("layout")})
+    if grid and shown:  # `#| layout-ncol: 2`: the cell's figures and outputs side by side
+        shown = f'<div class="cell-output-layout" style="{html.escape(grid)}">{shown}</div>'
     body = code + shown
     return f'<div class="cell">{body}</div>' if body else ""
 
@@ -113,4 +123,8 @@ def figure_html(r: RenderContext, cell: Cell, file: str, width: float, height: f
     cap = f"<figcaption>{caption_html}</figcaption>" if caption_html else ""
     align = cell.options.get("fig-align", "default")
     klass = f' class="fig-align-{align}"' if align != "default" else ""
+    label = cell.label or ""
+    if label.startswith("fig-") and label not in r.figure_ids:  # `@fig-…` points here
+        r.figure_ids.add(label)
+        klass += f' id="{html.escape(label)}"'
     return f"<figure{klass}>{img}{cap}</figure>"

@@ -31,6 +31,7 @@ class RenderContext(Protocol):
     diagnostics: list[Diagnostic]  # errors: the build fails
     warnings: list[Diagnostic]
     figure_files: list[str]
+    figure_ids: set[str]  # `fig-…` labels given to a figure already (an id is given once)
     cells: dict[int, CellResult]  # id(cell) → its result
     widget_kinds: dict[str, WidgetKind]  # the lesson's widget kinds, by name
 

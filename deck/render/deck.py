@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from deck.errors import DeckError, Diagnostic
 from deck.model import (
@@ -26,6 +27,8 @@ from deck.model import (
     Section,
     SectionResult,
 )
+from deck.render.cite import cite
+from deck.render.crossref import crossref
 from deck.render.frame import deck_settings, missing_media
 from deck.render.host import build_host
 from deck.render.mathtex import KaTeX
@@ -134,7 +137,8 @@ def render_lesson(
         md = md or new_markdown()
         renderer = SectionRenderer(section, result, md, env, widget_kinds)
         pending.append((section, renderer, renderer.slides(), key))
-    deck = deck_settings(lesson, lambda: md or new_markdown())
+    deck = deck_settings(lesson, lambda: md or new_markdown(), cache)
+    diagnostics.extend(deck.errors)
     formulas = {(f.tex, f.display) for _, r, _, _ in pending for f in r.formulas}
     formulas |= set(deck.formulas)
     katex = KaTeX(cache / "katex.json" if cache is not None else None) if formulas else None
@@ -170,6 +174,10 @@ def render_lesson(
         warnings.extend(part.warnings)
     media.update(deck.media)
     warnings.extend(quiz_positions(lesson, records))
+    slides, found = crossref(slides, lesson.config.lang)
+    warnings.extend(found)
+    slides, found = cite(slides, lesson.config.citations, lesson.path, lesson.config.lang, cache)
+    warnings.extend(found)
     slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
     template = env.get_template("deck.html.j2")
 
@@ -180,6 +188,7 @@ def render_lesson(
             data_attr=_data_attrs,
             stylesheets=deck.stylesheets,
             deck_options=deck.options,
+            includes={k: Markup(v) for k, v in deck.includes.items()},  # the author's HTML
         )
 
     page = page_of(slides)

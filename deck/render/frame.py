@@ -15,6 +15,7 @@ from deck.errors import Diagnostic
 from deck.model import Lesson, Loc
 from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
 from deck.render.pandoc import Media
+from deck.render.sass import compile_theme
 from deck.source.folder import display_path
 from deck.store.renders import RenderedSlide, SectionRender
 
@@ -51,6 +52,8 @@ class DeckSettings:
     media: dict[str, Path] = field(default_factory=dict)
     warnings: list[Diagnostic] = field(default_factory=list)
     formulas: list[tuple[str, bool]] = field(default_factory=list)  # in the footer
+    includes: dict[str, str] = field(default_factory=dict)  # in-header, before-body, after-body
+    errors: list[Diagnostic] = field(default_factory=list)
 
     def typeset(self, katex: KaTeX) -> None:
         def sub(m: re.Match[str]) -> str:
@@ -70,7 +73,9 @@ class DeckSettings:
         return out
 
 
-def deck_settings(lesson: Lesson, markdown: Callable[[], Any]) -> DeckSettings:
+def deck_settings(
+    lesson: Lesson, markdown: Callable[[], Any], cache: Path | None = None
+) -> DeckSettings:
     settings = lesson.config.slides
     options = {"reveal": settings.reveal_options(), "theme": settings.theme}
     options["quiz"] = {"mode": lesson.config.quiz.mode}  # deck.js: poll or check
@@ -97,4 +102,14 @@ def deck_settings(lesson: Lesson, markdown: Callable[[], Any]) -> DeckSettings:
     if settings.logo:
         deck.logo = local(settings.logo)
     deck.stylesheets = [local(css) for css in settings.css]
+    for where, _, text in settings.includes:  # the author's HTML, as they wrote it
+        deck.includes[where] = deck.includes.get(where, "") + text + "\n"
+    if settings.theme_files:  # the author's .scss over the theme, compiled by dart-sass
+        css, problems = compile_theme(settings.theme_files, lesson.path, folder_loc, cache)
+        deck.warnings.extend(p for p in problems if p.severity != "error")
+        deck.errors.extend(p for p in problems if p.severity == "error")
+        if css is not None:
+            style = "<style>" + css.replace("</style", "<\\/style") + "</style>\n"
+            deck.includes["in-header"] = deck.includes.get("in-header", "") + style
+            deck.options["customTheme"] = True
     return deck

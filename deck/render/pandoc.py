@@ -15,14 +15,27 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from markdown import Extension, Markdown
 from markdown.treeprocessors import Treeprocessor
 
-from deck.source.attributes import parse_attrs
+from deck.source.attributes import layout_rows, parse_attrs
 
-IMG_ATTRS = {"src", "alt", "title", "class", "id", "style", "width", "height", "loading"}
+IMG_ATTRS = {
+    "src",
+    "alt",
+    "title",
+    "class",
+    "id",
+    "style",
+    "width",
+    "height",
+    "loading",
+    "controls",
+}
+VIDEO_FILES = (".mp4", ".webm", ".ogg", ".ogv", ".mov", ".m4v")
 POSITION = ("top", "left", "right", "bottom", "width", "height")
 NUMBER = re.compile(r"^\d+(\.\d+)?$")
 # Code spans first, so that brackets inside them are left alone.
@@ -52,6 +65,32 @@ def position_style(attrs: dict[str, str]) -> str:
         if key in attrs:
             parts.append(f"{key}: {css_length(attrs.pop(key))}")
     return "; ".join(parts)
+
+
+def layout_style(attrs: dict[str, Any]) -> str | None:
+    """Quarto's panel layout as a CSS grid: `layout-ncol=2`, `layout-nrow=2`, or
+    `layout="[[1,1],[2]]"` / `[40,60]` (relative widths; rows of one shape). The keys are
+    taken out of `attrs`; None when none is there."""
+    ncol, nrow, layout = (attrs.pop(k, None) for k in ("layout-ncol", "layout-nrow", "layout"))
+    attrs.pop("layout-align", None)
+    if layout is not None:
+        rows = layout_rows(layout)
+        widths = " ".join(f"{w}fr" for w in rows[0]) if rows else None
+        if widths:
+            return (
+                f"display: grid; grid-template-columns: {widths}; gap: 0.5em; align-items: center"
+            )
+    if ncol is not None and str(ncol).isdigit() and int(ncol) > 0:
+        return (
+            f"display: grid; grid-template-columns: repeat({int(ncol)}, minmax(0, 1fr)); "
+            "gap: 0.5em; align-items: center"
+        )
+    if nrow is not None and str(nrow).isdigit() and int(nrow) > 0:
+        return (
+            f"display: grid; grid-template-rows: repeat({int(nrow)}, auto); "
+            "grid-auto-flow: column; gap: 0.5em; align-items: center"
+        )
+    return None
 
 
 def style_join(*styles: str | None) -> str:
@@ -114,6 +153,12 @@ class _Images(Treeprocessor):
         if style:
             attrs["style"] = style
         img.attrib.clear()
+        if "video" in classes or src.lower().endswith(VIDEO_FILES):  # `{{< video clip.mp4 >}}`
+            img.tag = "video"
+            attrs["controls"] = ""
+            title = attrs.pop("alt", "")
+            if title:
+                attrs["title"] = title
         for key, value in attrs.items():
             img.set(key if key in IMG_ATTRS or key.startswith("data-") else f"data-{key}", value)
 

@@ -96,6 +96,7 @@ class SectionRenderer:
     formulas: list[Formula] = field(default_factory=list)
     records: Records = field(default_factory=Records)
     figure_files: list[str] = field(default_factory=list)
+    figure_ids: set[str] = field(default_factory=set)
     warnings: list[Diagnostic] = field(default_factory=list)
     media: list[MediaFile] = field(default_factory=list)
     number: int = 0

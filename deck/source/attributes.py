@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable
@@ -32,15 +33,10 @@ QUARTO_ONLY_OPTIONS = {
     "fig-pos",
     "fig-subcap",
     "freeze",
-    "layout",
-    "layout-align",
-    "layout-ncol",
-    "layout-nrow",
     "lst-cap",
     "lst-label",
     "message",
     "panel",
-    "tbl-cap",
     "tbl-cap-location",
     "tbl-colwidths",
     "tbl-column",
@@ -173,6 +169,38 @@ def _inputs(v: Any) -> str | None:
     return "cell option `inputs` must be a glob or a list of globs inside the lesson folder"
 
 
+def _count(key: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 12:
+            return f"{key} must be a whole number from 1 to 12"
+        return None
+
+    return check
+
+
+def layout_rows(layout: Any) -> list[list[float]] | None:
+    """`[[1,1],[2]]` → its rows' relative widths (negative widths are spaces: kept as
+    their size); None when it does not read so, or rows differ in how many panels."""
+    try:
+        value = json.loads(layout) if isinstance(layout, str) else layout
+    except ValueError:
+        return None
+    rows = value if isinstance(value, list) and value and isinstance(value[0], list) else [value]
+    if not all(isinstance(r, list) and r and all(_number(x) for x in r) for r in rows):
+        return None
+    return [[abs(float(x)) for x in r] for r in rows]
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and x != 0
+
+
+def _layout(value: Any) -> str | None:
+    if layout_rows(value) is None:
+        return "layout must read as rows of relative widths, as [[1,1],[1]] or [40,60]"
+    return None
+
+
 CELL_OPTIONS: dict[str, Callable[[Any], str | None]] = {
     "label": _label,
     "echo": _bool_or("echo", "fenced"),
@@ -183,6 +211,7 @@ CELL_OPTIONS: dict[str, Callable[[Any], str | None]] = {
     "error": _bool("error"),
     "fig-cap": _text("fig-cap"),
     "fig-alt": _text("fig-alt"),
+    "tbl-cap": _text("tbl-cap"),
     "fig-width": _positive("fig-width", "inches"),
     "fig-height": _positive("fig-height", "inches"),
     "fig-align": _one_of("fig-align", "default", "left", "center", "right"),
@@ -192,6 +221,10 @@ CELL_OPTIONS: dict[str, Callable[[Any], str | None]] = {
     "code-line-numbers": _line_numbers,
     "timeout": _seconds,
     "inputs": _inputs,
+    "layout-ncol": _count("layout-ncol"),
+    "layout-nrow": _count("layout-nrow"),
+    "layout": _layout,
+    "layout-align": _one_of("layout-align", "default", "left", "center", "right"),
 }
 
 

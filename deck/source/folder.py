@@ -5,11 +5,15 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson, LessonConfig, Loc, SectionSettings
 from deck.source.config import parse_config
 from deck.source.contain import escapes
+from deck.source.prepass import Context, project_variables
 from deck.source.scanner import Dialect, parse_section
 from deck.source.widgetkinds import load_widget_kinds
 
@@ -47,6 +51,16 @@ def ignored_files(folder: Path) -> list[Diagnostic]:
     return notes
 
 
+def raw_yaml(path: Path) -> dict[str, Any]:
+    """`lesson.yml` as written: what `{{< meta >}}` reads (its problems are reported where
+    it is checked)."""
+    try:
+        values = yaml.safe_load(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    return values if isinstance(values, dict) else {}
+
+
 def load_lesson(folder: Path) -> Lesson:
     """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems."""
     diagnostics: list[Diagnostic] = []
@@ -73,14 +87,17 @@ def load_lesson(folder: Path) -> Lesson:
     diagnostics.extend(problems)
     summaries = {kind.name: kind.summary for kind in widgets}
     # a kind that failed to load is still known by name: its directives add no second error
-    dialect = Dialect(widgets={w.name: summaries.get(w.name, "") for w in config.widgets})
+    meta = raw_yaml(meta_path)
+    widget_formats = {w.name: summaries.get(w.name, "") for w in config.widgets}
+    dialect = Dialect(widgets=widget_formats, meta=meta)
+    context = Context(folder, meta, project_variables(folder, diagnostics))
     sections = []
     for path in files:
         text = read_text(path)
         if isinstance(text, Diagnostic):
             diagnostics.append(text)
             continue
-        section, problems = parse_section(path, display_path(path), text, dialect)
+        section, problems = parse_section(path, display_path(path), text, dialect, context)
         settings = SectionSettings(
             config.lang, seed=config.exec.seed, shuffle_quizzes=config.quiz.shuffle
         )

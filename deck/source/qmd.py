@@ -16,6 +16,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from deck.blocks.visibility import drop_hidden_slides
 from deck.errors import DeckError, Diagnostic
 from deck.model import (
     Block,
@@ -33,11 +36,13 @@ from deck.model import (
     Slide,
     walk_blocks,
 )
-from deck.source.contain import escapes
+from deck.source.contain import escapes, outside
 from deck.source.folder import display_path, read_text
-from deck.source.qmdconfig import merge, parse_quarto_config, quarto_config
+from deck.source.prepass import Context, expand, project_variables
+from deck.source.qmdconfig import deck_option, merge, parse_quarto_config, quarto_config
 from deck.source.replay import replayed
 from deck.source.scanner import Dialect, Scanner
+from deck.source.toc import toc_title, with_toc
 
 SLIDES_PER_PART = 6
 METADATA = "_metadata.yml"
@@ -64,7 +69,14 @@ def load_qmd(path: Path) -> Lesson:
             values = merge(found, values)
             locs = {**meta_locs, **locs}
     config = quarto_config(values)
-    sections = parts(path, rel, lines, body, config, locs, diagnostics)
+    config = read_includes(config, path.parent, locs, rel, diagnostics)
+    meta = raw_meta(lines, body, meta_path)
+    context = Context(path.parent, meta, project_variables(path.parent, diagnostics))
+    expanded = expand(lines[body:], rel, path, context, first=body)
+    diagnostics.extend(expanded.diagnostics)
+    origins = [Loc(rel, k + 1) for k in range(body)] + expanded.origins
+    lines = lines[:body] + expanded.lines
+    sections = parts(path, rel, (lines, origins), body, config, locs, diagnostics, meta, values)
     if not any(s.slides for s in sections):
         diagnostics.append(Diagnostic(Loc(rel, 1), "lesson", "the file has no slides"))
     lesson = Lesson(path.stem, path.parent, tuple(sections), config)
@@ -91,21 +103,92 @@ def front_matter(
     return end + 1, values, locs
 
 
+def read_includes(
+    config: LessonConfig,
+    folder: Path,
+    locs: dict[str, Loc],
+    rel: str,
+    diagnostics: list[Diagnostic],
+) -> LessonConfig:
+    """`include-in-header` (and `-before-body`, `-after-body`) files read into the config: HTML
+    the author placed in the page, from files inside the project."""
+    out = []
+    for where, kind, text in config.slides.includes:
+        key = f"include-{where}"
+        loc = next((v for k, v in locs.items() if k.split(".")[-1] == key), Loc(rel, 1))
+        if kind == "file":
+            target = folder / text
+            if outside(folder, text):
+                diagnostics.append(
+                    Diagnostic(loc, "path", f"{key} `{text}` lies outside the project")
+                )
+                continue
+            try:
+                text = target.read_text("utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                diagnostics.append(Diagnostic(loc, "path", f"{key} `{text}` cannot be read: {e}"))
+                continue
+        out.append((where, "text", text))
+    slides = dataclasses.replace(config.slides, includes=tuple(out))
+    cited = config.citations
+    at = locs.get("bibliography", Loc(rel, 1))
+    files = (
+        ("bibliography", cited.bibliography),
+        ("csl", (cited.csl or "",)),
+        ("theme", config.slides.theme_files),
+    )
+    for key, names in files:
+        for name in filter(None, names):
+            where = next((v for k, v in locs.items() if k.split(".")[-1] == key), at)
+            if outside(folder, name):
+                message = f"{key} `{name}` lies outside the project"
+                diagnostics.append(Diagnostic(where, "path", message))
+            elif not (folder / name).is_file():
+                diagnostics.append(Diagnostic(where, "path", f"{key} `{name}`: no such file"))
+    citations = dataclasses.replace(cited, loc=at)
+    return dataclasses.replace(config, slides=slides, citations=citations)
+
+
+def raw_meta(lines: list[str], body: int, meta_path: Path) -> dict[str, Any]:
+    """The front matter as written, over `_metadata.yml`: what `{{< meta >}}` reads (any key,
+    not only the options this build knows)."""
+    found: dict[str, Any] = {}
+    texts = [meta_path.read_text("utf-8", "replace")] if meta_path.is_file() else []
+    texts.append("\n".join(lines[1 : body - 1]) if body else "")
+    for text in texts:
+        try:
+            values = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue  # (reported where the options are checked)
+        if isinstance(values, dict):
+            found = merge(found, values)
+    return found
+
+
 def parts(
     path: Path,
     rel: str,
-    lines: list[str],
+    text: tuple[list[str], list[Loc]],
     body: int,
     config: LessonConfig,
     locs: dict[str, Loc],
     diagnostics: list[Diagnostic],
+    meta: dict[str, Any] | None = None,
+    values: dict[str, Any] | None = None,
 ) -> list[Section]:
-    """The file's slides as sections: cut at `#` headings, else every `SLIDES_PER_PART`."""
-    dialect = Dialect(quarto=True, defaults=config.execute)
-    outline, _, _ = parse_part(path, rel, lines, body, len(lines), dialect)
-    starts = [s.loc.line - 1 for s in outline if not hidden_start(s, lines, dialect)]
+    """The file's slides as sections: cut at `#` headings, else every `SLIDES_PER_PART`.
+    `text` is the file's lines after `deck.source.prepass`, with where each was written."""
+    lines = text[0]
+    dialect = Dialect(
+        quarto=True,
+        defaults=config.execute,
+        meta=meta or {},
+        slide_level=deck_option(values or {}, "slide-level", 2),
+    )
+    outline, _, _, at = parse_part(path, rel, text, body, len(lines), dialect)
+    starts = [i for s, i in zip(outline, at, strict=True) if not hidden_start(s, lines[i], dialect)]
     if any(s.level == 1 for s in outline):
-        cuts = [s.loc.line - 1 for s in outline if s.level == 1]
+        cuts = [i for s, i in zip(outline, at, strict=True) if s.level == 1]
     else:  # about SLIDES_PER_PART each, the same size
         count = max(1, round(len(starts) / SLIDES_PER_PART))
         cuts = [starts[len(starts) * k // count] for k in range(1, count)]
@@ -123,11 +206,15 @@ def parts(
     earlier: list[Cell] = []
     names: set[str] = set()
     for k, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
-        slides, inlines, problems = parse_part(path, rel, lines, start, end, dialect)
+        slides, inlines, problems, at = parse_part(path, rel, text, start, end, dialect)
         diagnostics.extend(problems)
-        slides = [deck_wide(s, config) for s in merge_hidden(slides, lines, dialect)]
+        first_lines = [lines[i] for i in at]
+        slides = [deck_wide(s, config) for s in merge_hidden(slides, first_lines, dialect)]
+        slides = drop_hidden_slides(slides)
         if k == 0:
-            title = title_slide(config, locs, rel)
+            title = title_slide(
+                config, locs, rel, deck_option(values or {}, "title-slide-attributes")
+            )
             slides = [title, *slides] if title else slides
         own = [b for s in slides for b in walk_blocks(s.blocks) if isinstance(b, Cell)]
         again = replayed(earlier, own, [e.expr for e in inlines])
@@ -138,6 +225,9 @@ def parts(
             slides[0] = dataclasses.replace(first, blocks=(*copies, *first.blocks))
         name = part_name(slides, k, names)
         sections.append(Section(path, name, rel, settings, tuple(slides), tuple(inlines)))
+    if deck_option(values or {}, "toc", False):
+        title = deck_option(values or {}, "toc-title") or toc_title(config.lang)
+        sections = with_toc(sections, title, deck_option(values or {}, "toc-depth", 2))
     return sections
 
 
@@ -146,10 +236,10 @@ def _kept(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in ("timeout", "error")}
 
 
-def hidden_start(slide: Slide, lines: list[str], dialect: Dialect) -> bool:
+def hidden_start(slide: Slide, first_line: str, dialect: Dialect) -> bool:
     """Content before the first slide break that shows nothing (setup cells with
     `include: false`): Quarto makes no slide of it."""
-    line = lines[slide.loc.line - 1].strip()
+    line = first_line.strip()
     opens = line.startswith("#") or line == "---"
     return (
         slide.title is None and not opens and all(shows_nothing(b, dialect) for b in slide.blocks)
@@ -165,9 +255,9 @@ def shows_nothing(block: Block, dialect: Dialect) -> bool:
     )
 
 
-def merge_hidden(slides: list[Slide], lines: list[str], dialect: Dialect) -> list[Slide]:
+def merge_hidden(slides: list[Slide], first_lines: list[str], dialect: Dialect) -> list[Slide]:
     """A hidden start goes with the next slide (its cells still run, first)."""
-    if len(slides) > 1 and hidden_start(slides[0], lines, dialect):
+    if len(slides) > 1 and hidden_start(slides[0], first_lines[0], dialect):
         first, second = slides[0], slides[1]
         return [dataclasses.replace(second, blocks=first.blocks + second.blocks), *slides[2:]]
     return slides
@@ -200,8 +290,11 @@ def _with_error(blocks: tuple[Block, ...], error: bool) -> tuple[Block, ...]:
     return tuple(out)
 
 
-def title_slide(config: LessonConfig, locs: dict[str, Loc], rel: str) -> Slide | None:
-    """Quarto's title slide: title, subtitle, author and date from the front matter."""
+def title_slide(
+    config: LessonConfig, locs: dict[str, Loc], rel: str, attributes: dict[str, str] | None = None
+) -> Slide | None:
+    """Quarto's title slide: title, subtitle, author and date from the front matter, with its
+    `title-slide-attributes` (`data-background-image: a.png` → the slide's background)."""
     if not config.title:
         return None
     loc = locs.get("title", Loc(rel, 1))
@@ -211,10 +304,15 @@ def title_slide(config: LessonConfig, locs: dict[str, Loc], rel: str) -> Slide |
         if value:
             at = locs.get(key, loc)
             blocks.append(Div((key,), {}, (Prose(value, at),), at))
-    return Slide(
-        config.title, 1, ("title-slide", "quarto-title-block"), {"id": "title-slide"},
-        tuple(blocks), loc,
-    )  # fmt: skip
+    attrs = {"id": "title-slide"}
+    classes = ["title-slide", "quarto-title-block"]
+    for key, value in (attributes or {}).items():
+        if key == "class":
+            classes += value.split()
+        else:
+            attrs[key.removeprefix("data-")] = value
+    at = locs.get("title-slide-attributes", loc)
+    return Slide(config.title, 1, tuple(classes), attrs, tuple(blocks), at if attributes else loc)
 
 
 def part_name(slides: list[Slide], k: int, taken: set[str]) -> str:
@@ -234,10 +332,17 @@ def part_name(slides: list[Slide], k: int, taken: set[str]) -> str:
 
 
 def parse_part(
-    path: Path, rel: str, lines: list[str], start: int, end: int, dialect: Dialect
-) -> tuple[list[Slide], list[InlineExpr], list[Diagnostic]]:
-    """Lines `start:end` (0-based) of a longer file, which must begin at a slide break: its
-    slides, inline expressions (numbered from 0) and problems, at the file's real lines."""
-    scanner = Scanner(rel, lines[:end], dialect, pos=start)
+    path: Path,
+    rel: str,
+    text: tuple[list[str], list[Loc]],
+    start: int,
+    end: int,
+    dialect: Dialect,
+) -> tuple[list[Slide], list[InlineExpr], list[Diagnostic], list[int]]:
+    """Lines `start:end` (0-based) of a longer text, which must begin at a slide break: its
+    slides, inline expressions (numbered from 0), problems at the lines where they were
+    written, and the line index each slide starts at."""
+    lines, origins = text
+    scanner = Scanner(rel, lines[:end], dialect, pos=start, origins=origins)
     slides = scanner.slides()
-    return slides, scanner.inlines, scanner.diagnostics
+    return slides, scanner.inlines, scanner.diagnostics, scanner.starts

@@ -8,144 +8,62 @@ https://quarto.org/docs/reference/formats/presentations/revealjs.html
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
 import yaml
 
 from deck.errors import Diagnostic
-from deck.model import ExecConfig, LessonConfig, Loc, SlideConfig
-from deck.source.attributes import line_steps
+from deck.model import CitationConfig, ExecConfig, LessonConfig, Loc, SlideConfig
 from deck.source.config import (
     EXEC_FIELDS,
     EXEC_SCHEMA,
-    Accepted,
     Check,
     Invalid,
     NodeCheck,
     as_text,
     check_mapping,
 )
+from deck.source.qmdchecks import (
+    _any,
+    _attributes,
+    _bool,
+    _bool_or,
+    _code_line_numbers,
+    _date,
+    _embed,
+    _ignored,
+    _includes,
+    _level,
+    _names,
+    _nocite,
+    _one_of,
+    _paths,
+    _plugin,
+    _size,
+    _slide_number,
+    _theme,
+)
+
+TRANSITIONS = ("none", "fade", "slide", "convex", "concave", "zoom")
+# Quarto's option → reveal.js's (passed as they are)
+REVEAL_NAMES = {
+    "transition": "transition",
+    "background-transition": "backgroundTransition",
+    "transition-speed": "transitionSpeed",
+    "navigation-mode": "navigationMode",
+    "center": "center",
+}
 
 
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise Invalid("must be true or false")
-    return value
-
-
-def _bool_or(*words: str) -> Check:
-    def check(value: Any) -> Any:
-        if isinstance(value, bool) or value in words:
-            return value
-        raise Invalid(f"must be true, false or {' or '.join(words)}")
-
-    return check
-
-
-def _any(value: Any) -> Any:
-    return value
-
-
-def _ignored(what: str) -> Check:
-    """A Quarto option this build reads but does not apply: a warning, and the value dropped."""
-
-    def check(value: Any) -> Any:
-        raise Accepted(what)
-
-    return check
-
-
-def _names(value: Any) -> str:
-    """`author: A`, `author: [A, B]` or `author: [{name: A, affiliation: …}]` → "A, B"."""
-    items = value if isinstance(value, list) else [value]
-    names = []
-    for item in items:
-        if isinstance(item, dict):
-            item = item.get("name")
-            if isinstance(item, dict):  # name: {given: …, family: …} or {literal: …}
-                item = item.get("literal") or " ".join(
-                    str(item[k]) for k in ("given", "family") if k in item
-                )
-        names.append(as_text(item))
-    return ", ".join(names)
-
-
-def _date(value: Any) -> str:
-    if value in ("today", "now"):
-        return datetime.date.today().isoformat()
-    return as_text(value)
-
-
-def _size(expected: int) -> Check:
-    def check(value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise Invalid("must be a number of pixels")
-        if value != expected:
-            raise Accepted(
-                f"the deck is 1280×720 (its theme, PDF pages and overflow checks are laid "
-                f"out for that size); {value} is not applied"
-            )
-        return value
-
-    return check
-
-
-def _slide_number(value: Any) -> Any:
-    if isinstance(value, bool) or value in ("c/t", "c", "h/v", "h.v"):
-        return value
-    raise Invalid("must be true, false, c/t, c, h/v or h.v")
-
-
-def _code_line_numbers(value: Any) -> Any:
-    if isinstance(value, bool) or (isinstance(value, str) and line_steps(value) is not None):
-        return value
-    raise Invalid('must be true, false or lines such as "1-3|5"')
-
-
-def _paths(value: Any) -> tuple[str, ...]:
-    items = value if isinstance(value, list) else [value]
-    return tuple(as_text(item) for item in items)
-
-
-THEMES = {"default": "default", "white": "default", "dark": "dark", "black": "dark"}
-
-
-def _theme(value: Any) -> str:
-    items = value if isinstance(value, list) else [value]
-    names = [as_text(item) for item in items]
-    chosen = [THEMES[n] for n in names if n in THEMES]
-    others = [n for n in names if n not in THEMES]
-    if others:
-        raise Accepted(
-            f"theme {', '.join(others)} is not available (only default and dark); "
-            f"the {chosen[0] if chosen else 'default'} theme is used",
-            chosen[0] if chosen else "default",
-        )
-    return chosen[0] if chosen else "default"
-
-
-def _embed(value: Any) -> bool:
-    if _bool(value):
-        raise Accepted(
-            "index.html is written with its assets/ folder beside it (it opens offline from "
-            "there, from any copy of the folder); no single self-contained file is made",
-            True,
-        )
-    return False
-
-
-def _plugin(name: str) -> Check:
-    def check(value: Any) -> Any:
-        if value is True:
-            return True
-        if value is False:
-            raise Accepted(f"the deck's {name} stays available; false is not applied", False)
-        raise Accepted(f"the deck's own {name} is used; its settings here are not read", True)
-
-    return check
-
-
+INCLUDES = ("include-in-header", "include-before-body", "include-after-body")
+DECK_OPTIONS: dict[str, Check] = {  # at the top or under format: revealjs:
+    **{key: _includes for key in INCLUDES},
+    "toc": _bool,
+    "toc-depth": _level,
+    "toc-title": as_text,
+    "slide-level": _level,
+    "title-slide-attributes": _attributes,
+}
 NOT_APPLIED = "a Quarto option this build does not apply; ignored"
 REVEALJS_SCHEMA: dict[str, Check] = {
     "width": _size(1280),
@@ -165,38 +83,34 @@ REVEALJS_SCHEMA: dict[str, Check] = {
     "theme": _theme,
     "embed-resources": _embed,
     "self-contained": _embed,
+    "transition": _one_of(*TRANSITIONS),
+    "background-transition": _one_of(*TRANSITIONS),
+    "transition-speed": _one_of("default", "fast", "slow"),
+    "navigation-mode": _one_of("linear", "vertical", "grid"),
+    "center": _bool,
+    "hash-type": _one_of("title", "number"),  # (the deck's addresses are numbers either way)
+    **DECK_OPTIONS,
     **{
         key: _ignored(NOT_APPLIED)
         for key in (
             "auto-animate-duration",
             "auto-animate-easing",
             "auto-stretch",
-            "background-transition",
-            "center",
             "center-title-slide",
             "code-copy",
             "code-overflow",
             "fig-dpi",
             "fig-height",
             "fig-width",
-            "hash-type",
             "highlight-style",
             "html-math-method",
-            "include-after-body",
-            "include-in-header",
             "link-external-icon",
             "multiplex",
-            "navigation-mode",
             "pdf-separate-fragments",
             "preview-links",
             "reference-location",
             "revealjs-plugins",
             "show-notes",
-            "slide-level",
-            "title-slide-attributes",
-            "toc",
-            "transition",
-            "transition-speed",
         )
     },
 }
@@ -270,6 +184,9 @@ def _jupyter(value: Any) -> Any:
 
 
 QUARTO_SCHEMA: dict[str, Any] = {
+    "bibliography": _paths,
+    "csl": as_text,
+    "nocite": _nocite,
     "title": as_text,
     "subtitle": as_text,
     "author": _names,
@@ -280,15 +197,14 @@ QUARTO_SCHEMA: dict[str, Any] = {
     "jupyter": _jupyter,
     "engine": _engine,
     "exec": EXEC_SCHEMA,  # this build's own settings (seed, timeout, memory, output)
+    **DECK_OPTIONS,
     **{
         key: _ignored(NOT_APPLIED)
         for key in (
             "abstract",
-            "bibliography",
             "citation",
             "copyright",
             "crossref",
-            "csl",
             "date-format",
             "description",
             "editor",
@@ -300,10 +216,6 @@ QUARTO_SCHEMA: dict[str, Any] = {
             "number-sections",
             "resources",
             "subject",
-            "title-slide-attributes",
-            "toc",
-            "toc-depth",
-            "toc-title",
         )
     },
 }
@@ -342,6 +254,12 @@ def merge(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def deck_option(values: dict[str, Any], key: str, default: Any = None) -> Any:
+    """One of `DECK_OPTIONS`: under `format: revealjs:` over the top level, as Quarto reads it."""
+    reveal = values.get("format") or {}
+    return reveal.get(key, values.get(key, default))
+
+
 def quarto_config(values: dict[str, Any]) -> LessonConfig:
     """Checked (and merged) front matter → the deck's settings. Quarto's defaults where they
     differ from a lesson's: no slide numbers, line numbers on code."""
@@ -357,7 +275,14 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
         logo=reveal.get("logo"),
         code_line_numbers=reveal.get("code-line-numbers", True),
         css=reveal.get("css", ()),
-        theme=reveal.get("theme", "default"),
+        theme=reveal.get("theme", ("default", ()))[0],
+        theme_files=reveal.get("theme", ("default", ()))[1],
+        reveal=tuple((REVEAL_NAMES[k], v) for k, v in reveal.items() if k in REVEAL_NAMES),
+        includes=tuple(
+            (key.removeprefix("include-"), kind, text)
+            for key in INCLUDES
+            for kind, text in deck_option(values, key, ())
+        ),
     )
     execute = {k: v for k, v in (values.get("execute") or {}).items() if k in CELL_DEFAULTS}
     if (values.get("execute") or {}).get("enabled") is False:
@@ -372,6 +297,9 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
         exec=ExecConfig(**{EXEC_FIELDS[k]: v for k, v in exec_values.items()}),
         slides=slides,
         execute=execute,
+        citations=CitationConfig(
+            tuple(values.get("bibliography", ())), values.get("csl"), values.get("nocite", "")
+        ),
     )
 
 

@@ -7,6 +7,8 @@ only when called, so the no-change check (which asks only for `inputs`) stays li
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +24,20 @@ SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 # A .qmd's inputs besides itself and `_metadata.yml`: files of these kinds in its folder (and
 # its Python packages' modules), and any such file it names in a subfolder.
 QMD_INPUTS = {".py", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".css"}
-NAMED_FILE = re.compile(r"[\w./@%-]+\.(?:png|jpe?g|gif|svg|webp|css|py)\b", re.I)
+NAMED_FILE = re.compile(
+    r"[\w./@%-]+\.(?:png|jpe?g|gif|svg|webp|s?css|py|qmd|md|html?|bib|csl|json|ya?ml|mp4|webm|ogv|mov|m4v)\b",
+    re.I,
+)
+INCLUDED = (".qmd", ".md")  # named files that are read as text: what they name counts too
+
+
+def environment_inputs(texts: list[str]) -> dict[str, str]:
+    """`$NAME` → a digest of the variable's value, for each `{{< env NAME >}}` the texts read:
+    the no-change check sees a changed (or unset) variable as a changed input."""
+    from deck.source.shortcodes import env_names
+
+    names = sorted({n for text in texts for n in env_names(text)})
+    return {f"${n}": hashlib.sha256(repr(os.environ.get(n)).encode()).hexdigest() for n in names}
 
 
 class FileHasher(Protocol):
@@ -93,7 +108,8 @@ class LessonFolder:
         return load_lesson(self.path)
 
     def inputs(self, hasher: FileHasher) -> dict[str, str]:
-        return hasher.tree(self.path)
+        texts = [p.read_text("utf-8", "replace") for p in sorted(self.path.glob("*.md"))]
+        return {**hasher.tree(self.path), **environment_inputs(texts)}
 
     def is_input(self, path: Path) -> bool:
         try:
@@ -143,6 +159,7 @@ class QmdFile:
         files = {
             qmd.name: hasher.file(qmd),
             "_metadata.yml": hasher.file(folder / "_metadata.yml"),
+            "_variables.yml": hasher.file(folder / "_variables.yml"),
         }
 
         def add(path: Path) -> None:
@@ -163,13 +180,35 @@ class QmdFile:
                 add(path)
         for name in sorted(self.named_files()):
             files.setdefault(name, hasher.file(folder / name))  # "missing" when not there
-        return files
+        return {**files, **environment_inputs([t for _, t in self.texts()])}
+
+    def texts(self) -> list[tuple[Path, str]]:
+        """The file and the files it includes (`.qmd`, `.md` it names), with their text."""
+        found, seen = [self.path], {self.path.resolve()}
+        out: list[tuple[Path, str]] = []
+        while found and len(out) < 200:
+            path = found.pop()
+            try:
+                text = path.read_text("utf-8", errors="replace")
+            except OSError:
+                continue
+            out.append((path, text))
+            for name in NAMED_FILE.findall(text):
+                nested = path.parent / name
+                if nested.suffix.lower() in INCLUDED and nested.is_file():
+                    if nested.resolve() not in seen:
+                        seen.add(nested.resolve())
+                        found.append(nested)
+        return out
 
     def named_files(self) -> set[str]:
-        try:
-            return set(NAMED_FILE.findall(self.path.read_text("utf-8", errors="replace")))
-        except OSError:
-            return set()
+        """Files the .qmd (and the files it includes) name, relative to its folder."""
+        folder = self.path.parent
+        return {
+            Path(os.path.relpath(path.parent / name, folder)).as_posix()
+            for path, text in self.texts()
+            for name in NAMED_FILE.findall(text)
+        }
 
     def is_input(self, path: Path) -> bool:
         """The .qmd itself, `_metadata.yml`, and beside it the modules, images and

@@ -13,10 +13,10 @@ from typing import Any
 
 from deck.blocks import kind_for
 from deck.blocks.base import Opening
+from deck.blocks.visibility import drop_hidden_slides
 from deck.errors import Diagnostic
 from deck.model import (
     Block,
-    Cell,
     Code,
     InlineExpr,
     Loc,
@@ -28,26 +28,23 @@ from deck.model import (
     placeholder,
 )
 from deck.source.attributes import (
-    QUARTO_ONLY_OPTIONS,
-    YAML_PROBLEMS,
     front_matter_end,
     front_matter_note,
-    line_steps,
-    option_problem,
     parse_attrs,
-    read_yaml,
 )
+from deck.source.fences import FENCE_OPEN, CodeReader
+from deck.source.prepass import Context, expand
 
-FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
-HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$")
+DIV_CLOSE_RUN = re.compile(r"^(:{3,})\s*$")
+GLUED_CLOSE = re.compile(r"^(?!:)(.*?\S)\s*:{3,}\s*$")  # `text :::` in a Quarto file
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")  # a slide's when its level ≤ the slide level
 HEADING_ATTRS = re.compile(r"^(.*?)\s+\{([^{}]*)\}$")
 ONLY_ATTRS = re.compile(r"^\{([^{}]*)\}$")  # `## {background-image="a.png"}`: no title
 UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
-ENGINE = re.compile(r"^[\w-]*")
 MAX_NESTING = 100  # `:::` blocks inside one another (deeper would exhaust Python's stack)
 MARK = "\u2063"  # the invisible separator: the engine's own placeholders are made of it
 
@@ -61,13 +58,15 @@ class Dialect:
     quarto: bool = False
     defaults: dict[str, Any] = field(default_factory=dict)  # execute: echo, eval, include…
     widgets: dict[str, str] = field(default_factory=dict)  # widget kind → its data's format
+    meta: dict[str, Any] = field(default_factory=dict)  # the front matter as written
+    slide_level: int = 2  # headings up to this level start slides
 
 
 LESSON = Dialect()
 
 
 @dataclass
-class Scanner:
+class Scanner(CodeReader):
     """Walks one section file's lines. Holds only parse state; the result is immutable."""
 
     rel: str
@@ -77,8 +76,14 @@ class Scanner:
     inlines: list[InlineExpr] = field(default_factory=list)
     pos: int = 0
     depth: int = 0  # `:::` blocks open around the line being read
+    origins: list[Loc] | None = None  # where each line was written (includes: another file)
+    open: list[Opening] = field(default_factory=list)  # the `:::` blocks being read
+    closed_by: dict[int, int] = field(default_factory=dict)  # opener → the line closing it
+    starts: list[int] = field(default_factory=list)  # the line index each slide began at
 
     def loc(self, index: int) -> Loc:
+        if self.origins is not None and index < len(self.origins):
+            return self.origins[index]
         return Loc(self.rel, index + 1)
 
     def error(self, index: int, code: str, message: str) -> None:
@@ -122,8 +127,14 @@ class Scanner:
 
         while self.pos < len(self.lines):
             i, line = self.pos, self.lines[self.pos]
-            if top and (HEADING.match(line) or self.is_rule(i)):
+            if (top or self.ends_slide(line)) and (self.heading(line) or self.is_rule(i)):
                 break
+            glued = not top and self.dialect.quarto and GLUED_CLOSE.match(line)
+            if glued:  # `text :::` closes the block (Pandoc's reading)
+                prose.append((i, glued.group(1)))
+                flush()
+                self.pos += 1
+                return out, True
             if DIV_CLOSE.match(line):
                 if top:
                     self.error(i, "parse", "`:::` closes no open block")
@@ -154,121 +165,20 @@ class Scanner:
         flush()
         return out, False
 
+    def heading(self, line: str) -> re.Match[str] | None:
+        """A heading that starts a slide: `#` or `##` (a `.qmd`'s `slide-level` 1 to 3)."""
+        m = HEADING.match(line)
+        return m if m and len(m.group(1)) <= self.dialect.slide_level else None
+
+    def ends_slide(self, line: str) -> bool:
+        """Inside a block, a `#`/`##` heading starts the next slide, unless the innermost
+        block takes headings (a callout's title, a tabset's tabs)."""
+        inner = self.open[-1].classes if self.open else ()
+        return not any(c.startswith(("callout", "panel-tabset")) for c in inner)
+
     def is_rule(self, i: int) -> bool:
         """A `---` line after a blank line (or at the start) starts an untitled slide."""
         return self.lines[i].strip() == "---" and (i == 0 or not self.lines[i - 1].strip())
-
-    def fence(self) -> Block | None:
-        start = self.pos
-        m = FENCE_OPEN.match(self.lines[start])
-        assert m
-        marker, info = m.group(1), m.group(2)
-        end = start + 1
-        closing = re.compile("^" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}\s*$")
-        while end < len(self.lines) and not closing.match(self.lines[end]):
-            end += 1
-        if end >= len(self.lines):
-            self.error(start, "parse", f"code fence {marker} is never closed")
-            self.pos = len(self.lines)
-            return None
-        self.pos = end + 1
-        body = self.lines[start + 1 : end]
-        text = "\n".join(body)
-        if not info.startswith("{"):
-            return Code(info, text, self.loc(start))
-        inner = info[1:-1].strip()
-        if inner.startswith("="):  # a raw block: ```{=html}
-            return Code(inner, text, self.loc(start))
-        if inner.startswith((".", "#")):  # a static block with attributes: ```{.python …}
-            return self.static_code(start, inner, text)
-        engine = ENGINE.match(inner).group(0)  # type: ignore[union-attr]
-        if engine != "python":
-            self.error(
-                start,
-                "engine",
-                f"`{{{engine}}}` cells cannot run: only Python cells run here "
-                f"(```{{python}}); for code shown as it is write ```{engine or 'text'}",
-            )
-            return None
-        if inner[len(engine) :].strip(" ,"):
-            self.warn(
-                start,
-                "option",
-                "options in the fence are not read: write them as `#| key: value` lines",
-            )
-        return self.cell(start, body)
-
-    def static_code(self, start: int, inner: str, text: str) -> Code | None:
-        parsed = parse_attrs(inner)
-        if parsed is None:
-            self.error(start, "attr", f"cannot read code block attributes `{{{inner}}}`")
-            return None
-        classes, attrs = parsed
-        if len(classes) > 1:
-            attrs["class"] = " ".join(classes[1:])
-        numbers = attrs.get("code-line-numbers")
-        if numbers is not None and numbers not in ("true", "false") and not line_steps(numbers):
-            self.error(
-                start,
-                "attr",
-                f'code-line-numbers="{numbers}" must be true, false or lines such as "1-3|5"',
-            )
-        return Code(classes[0] if classes else "", text, self.loc(start), attrs)
-
-    def cell(self, start: int, body: list[str]) -> Cell | Code | None:
-        options: dict[str, Any] = {}
-        k = 0
-        ok = True
-        while k < len(body) and body[k].startswith("#|"):
-            index = start + 1 + k
-            try:
-                parsed = read_yaml(body[k][2:])
-            except YAML_PROBLEMS:
-                parsed = None
-            if not isinstance(parsed, dict) or len(parsed) != 1:
-                self.error(index, "option", "cell option must read `#| key: value`")
-                ok = False
-                k += 1
-                continue
-            ((key, value),) = parsed.items()
-            key = str(key)
-            if key in options:
-                self.error(index, "option", f"cell option `{key}` is given twice")
-                ok = False
-            elif self.dialect.quarto and key in QUARTO_ONLY_OPTIONS:
-                self.warn(index, "option", f"cell option `{key}` is not applied here; ignored")
-            else:
-                problem = option_problem(key, value)
-                if problem and self.dialect.quarto and problem.startswith("unknown"):
-                    self.warn(index, "option", f"{problem}; ignored")
-                elif problem:
-                    self.error(index, "option", problem)
-                    ok = False
-                else:
-                    if key in ("fig-cap", "fig-alt"):
-                        value = self.inline(value, index)
-                    options[key] = value
-            k += 1
-        if not ok:
-            return None
-        code = "\n".join(body[k:])
-        if self.option(options, "eval", True) is False:
-            return self.shown_code(start, code, options)
-        return Cell(code, options, self.loc(start), start + 2 + k)
-
-    def option(self, options: dict[str, Any], key: str, default: Any) -> Any:
-        """A cell's option, else the file's `execute:` default, else `default`."""
-        return options.get(key, self.dialect.defaults.get(key, default))
-
-    def shown_code(self, start: int, code: str, options: dict[str, Any]) -> Code | None:
-        """A cell with `eval: false` is code to show (when echoed), never run."""
-        echo = self.option(options, "echo", self.dialect.quarto)  # Quarto shows code
-        if echo is False or self.option(options, "include", True) is False:
-            return None
-        attrs = {"cell": "true"}
-        if "code-line-numbers" in options:
-            attrs["code-line-numbers"] = str(options["code-line-numbers"]).lower()
-        return Code("python", code, self.loc(start), attrs)
 
     def div(self) -> Block | None:
         start = self.pos
@@ -294,10 +204,12 @@ class Scanner:
             return None
         opening = Opening(start, m.group(1), spec, tuple(classes), attrs)
         self.depth += 1
+        self.open.append(opening)
         try:
             return kind_for(opening.classes).parse(self, opening)
         finally:
             self.depth -= 1
+            self.open.pop()
 
     def skip_div(self) -> None:
         """Past the `:::` closing the block just opened, counting (not parsing) those inside."""
@@ -308,8 +220,49 @@ class Scanner:
             self.pos += 1
 
     def body(self) -> tuple[list[Block], bool]:
-        """The blocks up to the closing `:::` of the block being read, and whether it came."""
-        return self.blocks(top=False)
+        """The blocks up to the closing `:::` of the block being read, and whether it came.
+
+        A block still open at the end of its slide (the next slide's heading) or file is
+        closed there: in a Quarto file with a warning, as Pandoc reads it; in a lesson it
+        stays an error, for the kind to report at its opener."""
+        opening = self.open[-1]
+        blocks, closed = self.blocks(top=False)
+        if closed:
+            self.closed_by[opening.start] = self.pos - 1
+        elif self.dialect.quarto:
+            where = "its slide" if self.pos < len(self.lines) else "the file"
+            self.warn(opening.start, "parse", f"{opening.unclosed()}: closed at the end of {where}")
+            return blocks, True
+        else:
+            self.hint_unclosed(opening)
+        return blocks, closed
+
+    def hint_unclosed(self, opening: Opening) -> None:
+        """When a block inside this one was closed by a fence of another length, that fence
+        was probably meant for this block: say so (the error itself is the kind's)."""
+        for inner, end in self.closed_by.items():
+            fence = DIV_CLOSE_RUN.match(self.lines[end])
+            inner_fence = DIV_OPEN.match(self.lines[inner])
+            if inner > opening.start and fence and inner_fence:
+                if len(fence.group(1)) != len(inner_fence.group(1)):
+                    self.error(
+                        inner,
+                        "parse",
+                        f"`{inner_fence.group(1)}` opened here was closed by "
+                        f"`{fence.group(1)}` at line {self.loc(end).line}, which leaves "
+                        f"`{opening.fence} {opening.spec}` (line {self.loc(opening.start).line}) "
+                        "open: close the inner block with its own `:::` first",
+                    )
+                    return
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.dialect.meta
+
+    @property
+    def tolerant(self) -> bool:
+        """Whether the file is read as Pandoc reads it (a Quarto file)."""
+        return self.dialect.quarto
 
     @property
     def widgets(self) -> dict[str, str]:
@@ -349,7 +302,7 @@ class Scanner:
         slides: list[Slide] = []
         while self.pos < len(self.lines):
             i, line = self.pos, self.lines[self.pos]
-            heading = HEADING.match(line)
+            heading = self.heading(line)
             title, level, classes, attrs = None, 2, (), {}
             if heading:
                 level = len(heading.group(1))
@@ -372,23 +325,27 @@ class Scanner:
             blocks, _ = self.blocks(top=True)
             if heading or rule or blocks:  # an explicit `---` makes a slide even when empty
                 slides.append(Slide(title, level, classes, attrs, tuple(blocks), self.loc(i)))
+                self.starts.append(i)
         return slides
 
 
 def parse_section(
-    path: Path, rel: str, text: str, dialect: Dialect = LESSON
+    path: Path, rel: str, text: str, dialect: Dialect = LESSON, context: Context | None = None
 ) -> tuple[Section, list[Diagnostic]]:
     """Section file text → its slides, and every problem found (errors and warnings).
 
     A section file has no front matter: a `---` in its first line starts an untitled slide, as
     it does after any blank line, so nothing at the top of a file is silently dropped. When the
-    top looks like front matter, a warning says so.
+    top looks like front matter, a warning says so. Comments are skipped and shortcodes
+    expanded first (`deck.source.prepass`).
     """
     lines = text.replace("\r\n", "\n").split("\n")
-    scanner = Scanner(rel, lines, dialect)
+    expanded = expand(lines, rel, path, context or Context(path.parent))
+    scanner = Scanner(rel, expanded.lines, dialect, origins=expanded.origins)
+    scanner.diagnostics.extend(expanded.diagnostics)
     if front_matter_end(lines) is not None:
         scanner.warn(0, "parse", front_matter_note(lines))
-    slides = scanner.slides()
+    slides = drop_hidden_slides(scanner.slides())
     section = Section(
         path=path,
         name=path.stem,

@@ -1,9 +1,13 @@
-// Quarto's reveal.js behaviour: the dark theme and tab sets. Loaded before deck.js, which starts
+// Quarto's reveal.js behaviour: the themes and tab sets. Loaded before deck.js, which starts
 // reveal.js with `window.deckOptions.reveal` over its own settings.
 (function () {
   "use strict";
   var options = window.deckOptions || {};
-  if (options.theme === "dark") document.documentElement.classList.add("deck-theme-dark");
+  // `theme: sky`… (quarto.css draws each); `theme: [default, custom.scss]` adds the author's
+  if (options.theme && options.theme !== "default") {
+    document.documentElement.classList.add("deck-theme-" + options.theme);
+  }
+  if (options.customTheme) document.documentElement.classList.add("deck-theme-custom");
 
   // `::: panel-tabset`: a tab's button shows its panel, hides the others of its set.
   document.querySelectorAll(".reveal .panel-tabset").forEach(function (tabset) {

@@ -232,15 +232,26 @@ def test_title_slide_from_the_front_matter(tmp_path: Path):
     assert shown == {"subtitle": "Sub", "author": "A. Author, B. Author", "date": "2026-11-29"}
 
 
-@pytest.mark.parametrize("engine", ["r", "julia", "ojs"])
-def test_cells_of_another_engine_are_errors_at_their_line(tmp_path: Path, engine: str):
+@pytest.mark.parametrize(
+    ("engine", "cause"),
+    [
+        ("r", "R cells need R and knitr"),
+        ("julia", "Julia cells need a Julia kernel"),
+        ("ojs", "Observable JS cells run in Quarto's own OJS runtime"),
+        ("shinylive-python", "shinylive cells need Pyodide in the browser"),
+        ("mermaid", "mermaid diagrams are drawn by Quarto's bundled mermaid.js"),
+        ("dot", "Graphviz diagrams are drawn by Quarto's bundled Graphviz"),
+        ("bash", "only Python cells run here"),
+    ],
+)
+def test_cells_of_another_engine_are_errors_at_their_line(tmp_path: Path, engine: str, cause: str):
     text = f"## A\n\ntext\n\n```{{{engine}}}\n1 + 1\n```\n"
     qmd = write(tmp_path, {"talk.qmd": text})
     with pytest.raises(DeckError) as error:
         load_qmd(qmd)
     (found,) = problems(error)
-    assert found.startswith(f"{qmd}:5: error [engine] `{{{engine}}}` cells cannot run")
-    assert "only Python cells run" in found
+    assert found.startswith(f"{qmd}:5: error [engine] `{{{engine}}}` cells cannot run: {cause}")
+    assert f"write ```{engine}" in found
 
 
 def test_a_cell_option_quarto_has_but_this_build_does_not_apply_is_a_warning(tmp_path: Path):

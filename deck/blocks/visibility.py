@@ -1,0 +1,97 @@
+"""`.content-visible` / `.content-hidden` (with `when-format`, `unless-format`, `when-meta`,
+`unless-meta`) and `.hidden` blocks: shown or left out as Quarto does for a reveal.js deck.
+
+A deck is the `revealjs` format, which Quarto also counts as `html`. Content left out is
+dropped from the page (search, handouts and PDFs never see it), but its cells still run, as
+Quarto runs them, showing nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from deck.blocks.base import BlockKind, Opening, ParseContext, render_plain
+from deck.model import Block, Cell, Div, Slide, walk_blocks
+
+FORMATS = {"revealjs", "html", "html:js", "html5"}  # what this output counts as
+KNOWN_FORMATS = FORMATS | {
+    "latex", "pdf", "beamer", "docx", "pptx", "odt", "epub", "ipynb", "markdown", "gfm",
+    "typst", "commonmark", "asciidoc", "rtf", "jats", "man", "dashboard", "email",
+    "confluence-html", "docusaurus-md", "hugo-md", "html4", "slidy", "s5", "dzslides",
+}  # fmt: skip
+CLASSES = ("content-visible", "content-hidden", "hidden")
+
+
+def _truthy(meta: dict[str, Any], key: str) -> bool:
+    found: Any = meta
+    for part in key.split("."):
+        if not isinstance(found, dict) or part not in found:
+            return False
+        found = found[part]
+    return bool(found)
+
+
+def shown(p: ParseContext, opening: Opening) -> bool:
+    """Whether the block's content appears in this deck."""
+    if "hidden" in opening.classes:
+        return False
+    attrs = opening.attrs
+    conditions: list[bool] = []
+    for key in ("when-format", "unless-format"):
+        if key in attrs:
+            names = {n.strip() for n in attrs[key].split(",") if n.strip()}
+            unknown = sorted(n for n in names if n not in KNOWN_FORMATS)
+            if unknown:
+                p.warn(opening.start, "attr", f"{key}: unknown format `{unknown[0]}`")
+            hit = bool(names & FORMATS)
+            conditions.append(hit if key == "when-format" else not hit)
+    for key in ("when-meta", "unless-meta"):
+        if key in attrs:
+            hit = _truthy(p.meta, attrs[key])
+            conditions.append(hit if key == "when-meta" else not hit)
+    visible = all(conditions)  # no condition: a content-visible block shows, a hidden one hides
+    return visible if "content-visible" in opening.classes else not visible
+
+
+def parse(p: ParseContext, opening: Opening) -> Block | None:
+    blocks, closed = p.body()
+    if not closed:
+        p.error(opening.start, "parse", opening.unclosed())
+        return None
+    loc = p.loc(opening.start)
+    if shown(p, opening):
+        return Div((), {}, tuple(blocks), loc)
+    # left out: its cells still run, showing nothing
+    cells = tuple(
+        dataclasses.replace(b, options={**b.options, "include": False})
+        for b in walk_blocks(tuple(blocks))
+        if isinstance(b, Cell)
+    )
+    return Div(("deck-left-out",), {}, cells, loc) if cells else None
+
+
+KIND = BlockKind("visibility", lambda c: c in CLASSES, parse, render_plain)
+
+
+def drop_hidden_slides(slides: list[Slide]) -> list[Slide]:
+    """Slides with `visibility="hidden"` are left out of the deck; their cells still run
+    (showing nothing) at the start of the next slide, or the end of the previous one."""
+    out: list[Slide] = []
+    carried: tuple[Block, ...] = ()
+    for slide in slides:
+        cells = tuple(
+            dataclasses.replace(b, options={**b.options, "include": False})
+            for b in walk_blocks(slide.blocks)
+            if isinstance(b, Cell)
+        )
+        if slide.attrs.get("visibility") == "hidden":
+            carried += cells
+            continue
+        if carried:
+            slide = dataclasses.replace(slide, blocks=(*carried, *slide.blocks))
+            carried = ()
+        out.append(slide)
+    if carried and out:
+        out[-1] = dataclasses.replace(out[-1], blocks=(*out[-1].blocks, *carried))
+    return out

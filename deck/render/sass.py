@@ -1,0 +1,151 @@
+"""A Quarto theme's own `.scss` (`theme: [default, custom.scss]`), compiled with dart-sass (the
+npm `sass` package, run by Node at build time, offline) into one stylesheet over the deck.
+
+Quarto's layout of such a file is kept: `/*-- scss:functions --*/`, `scss:mixins`, the author's
+`scss:defaults` before the theme's own `!default` values (so theirs win), then the rules that
+turn Quarto's theme variables (`$body-bg`, `$link-color`, `$presentation-heading-color`…) into
+the deck's styles, then the author's `scss:rules`. A font imported from the web cannot load
+offline: the import is dropped with a warning. Results are cached by what went in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from deck.errors import Diagnostic, Loc
+from deck.store.files import write_atomic
+from deck.theme import NODE_MODULES, STATIC
+
+SCRIPT = STATIC / "sass_compile.cjs"
+SECTION = re.compile(r"^/\*--\s*scss:(\w+)\s*--\*/\s*$", re.M)
+WEB_IMPORT = re.compile(r"""^\s*@import\s+url\(\s*["']?(https?:[^)"']+)["']?\s*\)\s*;?\s*$""", re.M)
+
+# Quarto's revealjs theme variables (their defaults are the deck's look) → the deck's styles.
+DEFAULTS = """
+$body-bg: #fff !default;
+$body-color: #1c2733 !default;
+$link-color: #1a5fb4 !default;
+$font-family-sans-serif: "Noto Sans CJK SC", "DejaVu Sans", sans-serif !default;
+$font-family-monospace: "DejaVu Sans Mono", monospace !default;
+$presentation-heading-font: $font-family-sans-serif !default;
+$presentation-heading-color: $body-color !default;
+$presentation-heading-font-weight: 700 !default;
+$presentation-heading-text-transform: none !default;
+$code-block-bg: #f6f8fa !default;
+$code-color: $body-color !default;
+$selection-bg: #b4d5fe !default;
+"""
+RULES = """
+html.deck-theme-custom, html.deck-theme-custom body,
+html.deck-theme-custom .reveal-viewport { background: $body-bg; }
+html.deck-theme-custom .reveal {
+  color: $body-color; font-family: $font-family-sans-serif;
+  --deck-accent: #{$link-color}; --r-link-color: #{$link-color};
+  --r-heading-color: #{$presentation-heading-color};
+  --r-code-font: #{$font-family-monospace};
+}
+html.deck-theme-custom .reveal h1, html.deck-theme-custom .reveal h2,
+html.deck-theme-custom .reveal h3 {
+  color: $presentation-heading-color; font-family: $presentation-heading-font;
+  font-weight: $presentation-heading-font-weight;
+  text-transform: $presentation-heading-text-transform;
+}
+html.deck-theme-custom .reveal a { color: $link-color; }
+html.deck-theme-custom .reveal .highlight, html.deck-theme-custom .reveal pre.stdout {
+  background: $code-block-bg; }
+html.deck-theme-custom .reveal code { color: $code-color; }
+html.deck-theme-custom .reveal ::selection { background: $selection-bg; }
+"""
+
+
+def sections(text: str) -> dict[str, str]:
+    """A Quarto `.scss` cut at its `/*-- scss:… --*/` lines (text before the first: rules)."""
+    found: dict[str, str] = {}
+    marks = list(SECTION.finditer(text))
+    if not marks:
+        return {"rules": text}
+    found["rules"] = text[: marks[0].start()]
+    for k, m in enumerate(marks):
+        end = marks[k + 1].start() if k + 1 < len(marks) else len(text)
+        found[m.group(1)] = found.get(m.group(1), "") + text[m.end() : end]
+    return found
+
+
+def compile_theme(
+    files: tuple[str, ...], folder: Path, loc: Loc, cache: Path | None
+) -> tuple[str | None, list[Diagnostic]]:
+    """The CSS of the author's theme files over the deck, or None with the errors."""
+    problems: list[Diagnostic] = []
+    parts: dict[str, str] = {"functions": "", "mixins": "", "defaults": "", "rules": ""}
+    css = ""
+    for name in files:
+        text = (folder / name).read_text("utf-8")
+        for m in WEB_IMPORT.finditer(text):
+            at = Loc(str(Path(loc.path) / name), text.count("\n", 0, m.start()) + 1)
+            message = f"`{m.group(1)}` is on the web and is not loaded (the deck is offline)"
+            problems.append(Diagnostic(at, "theme", message, "warning"))
+        text = WEB_IMPORT.sub("", text)
+        if name.lower().endswith(".css"):
+            css += text + "\n"
+            continue
+        for key, value in sections(text).items():
+            parts[key] = parts.get(key, "") + value + "\n"
+    scss = (
+        parts["functions"] + parts["mixins"] + parts["defaults"] + DEFAULTS + RULES + parts["rules"]
+    )
+    key = hashlib.sha256(json.dumps([scss, css, sass_version()]).encode()).hexdigest()
+    stored = _cached(cache, key)
+    if stored is not None:
+        return stored + css, problems
+    node = shutil.which("node")
+    if node is None or not (NODE_MODULES / "sass").is_dir():
+        problems.append(
+            Diagnostic(loc, "theme", "a .scss theme needs Node.js and `npm ci` (the sass package)")
+        )
+        return None, problems
+    proc = subprocess.run(
+        [node, str(SCRIPT), str(NODE_MODULES / "sass")],
+        input=json.dumps({"scss": scss, "loadPaths": [str(folder)]}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    try:
+        result = json.loads(proc.stdout)
+    except ValueError:
+        result = {"error": proc.stderr.strip() or "dart-sass failed"}
+    if "error" in result:
+        message = f"theme {', '.join(files)}: dart-sass: {result['error']}"
+        problems.append(Diagnostic(loc, "theme", message))
+        return None, problems
+    _store(cache, key, result["css"])
+    return result["css"] + css, problems
+
+
+def sass_version() -> str:
+    try:
+        return json.loads((NODE_MODULES / "sass" / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        return "?"
+
+
+def _cached(cache: Path | None, key: str) -> str | None:
+    if cache is None:
+        return None
+    try:
+        entry = json.loads((cache / "sass.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return entry.get("css") if isinstance(entry, dict) and entry.get("key") == key else None
+
+
+def _store(cache: Path | None, key: str, css: str) -> None:
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        write_atomic(cache / "sass.json", json.dumps({"key": key, "css": css}).encode())
