@@ -88,7 +88,7 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
         format:
           revealjs:
             trasition: fade
-            theme: solarized
+            theme: cosmo
             width: 1050
             embed-resources: true
           pdf: default
@@ -107,7 +107,7 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
         "editor": "editor: visual",
         "colour": "colour: blue",
         "trasition": "trasition: fade",
-        "solarized": "theme: solarized",
+        "cosmo": "theme: cosmo",  # a Bootstrap theme, not a reveal.js one
         "1050": "width: 1050",
         "embed-resources": "embed-resources: true",
         "pdf": "pdf: default",
