@@ -135,7 +135,7 @@ def run_section(
     spec = job_spec(lesson, job, threads).with_folders(figure_dir=str(staging.resolve()))
     try:
         with tempfile.TemporaryDirectory(prefix="deck-job-") as tmp:
-            outcome = _run_worker(job, spec, Path(tmp), verbose, on_progress)
+            outcome = _run_worker(job, spec, Path(tmp), verbose, on_progress, lesson.config.python)
         if isinstance(outcome, Diagnostic):
             return outcome
         shutil.rmtree(job.figure_dir, ignore_errors=True)
@@ -151,8 +151,10 @@ def _run_worker(
     tmp: Path,
     verbose: bool,
     on_progress: OnProgress | None,
+    python: str = "",
 ) -> dict[str, Any] | Diagnostic:
-    """Run the worker; the result JSON, or the problem at the step that was running."""
+    """Run the worker (with `python`, else this build's interpreter); the result JSON, or the
+    problem at the step that was running."""
     spec = spec.with_folders(job_dir=str(tmp.resolve()))
     job_file, result_file, log_file = tmp / "job.json", tmp / "result.json", tmp / "worker.log"
     job_file.write_text(json.dumps(spec.to_json(), ensure_ascii=False), "utf-8")
@@ -181,7 +183,7 @@ def _run_worker(
         )
 
     first = Step("start", 0, first_line, STARTUP_LIMIT, launched)
-    ended = run_worker(job_file, result_file, log_file, first, tell)
+    ended = run_worker(job_file, result_file, log_file, first, tell, python)
     if verbose:
         text = log_file.read_text("utf-8", "replace")
         if text.strip():

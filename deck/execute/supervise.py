@@ -90,12 +90,17 @@ def allow_starts() -> None:
 
 
 def run_worker(
-    job_file: Path, result_file: Path, log_file: Path, first: Step, on_step: Callable[[Step], None]
+    job_file: Path,
+    result_file: Path,
+    log_file: Path,
+    first: Step,
+    on_step: Callable[[Step], None],
+    python: str = "",
 ) -> Ended:
     """Run `python -m deck.worker JOB RESULT FD` until it ends or overruns a step; stdout and
     stderr go to `log_file`. `on_step` is called with each step as it begins."""
     ours, theirs = socket.socketpair()
-    cmd = [sys.executable, "-m", "deck.execute.worker", str(job_file), str(result_file)]
+    cmd = [python or sys.executable, "-m", "deck.execute.worker", str(job_file), str(result_file)]
     with open(log_file, "wb") as log:
         proc = subprocess.Popen(
             [*cmd, str(theirs.fileno())],

@@ -148,6 +148,11 @@ def _exception_error(exc: BaseException, path: str, fallback: int, job: JobSpec)
         message = _describe(exc).partition(": ")[2]
         detail = f": {message}" if message else ""
         return _error(path, line, "assert", f"assertion failed: {text}{detail}{where}")
+    if isinstance(exc, ImportError) and exc.name:  # a package the interpreter lacks
+        where += (
+            f" (cells run with {sys.executable}: install `{exc.name.split('.')[0]}` there, "
+            "or choose the interpreter with QUARTO_PYTHON)"
+        )
     return _error(path, line, "exec", f"{_describe(exc)}{where}")
 
 

@@ -102,6 +102,9 @@ class LessonConfig:
     widgets: tuple[WidgetSource, ...] = ()  # the widget kinds the lesson defines
     quiz: QuizConfig = field(default_factory=QuizConfig)
     citations: CitationConfig = field(default_factory=CitationConfig)
+    python: str = ""  # a `.qmd`'s cells run with this interpreter ("": this build's own)
+    python_why: str = ""  # how it was chosen (QUARTO_PYTHON, a kernel, VIRTUAL_ENV…)
+    kernel: str | None = None  # a `.qmd`'s `jupyter:` kernelspec name
 
 
 @dataclass(frozen=True)

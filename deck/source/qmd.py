@@ -20,6 +20,7 @@ import yaml
 
 from deck.blocks.visibility import drop_hidden_slides
 from deck.errors import DeckError, Diagnostic
+from deck.execute.interpreter import author_python
 from deck.model import (
     Block,
     Cell,
@@ -70,6 +71,8 @@ def load_qmd(path: Path) -> Lesson:
             locs = {**meta_locs, **locs}
     config = quarto_config(values)
     config = read_includes(config, path.parent, locs, rel, diagnostics)
+    python = author_python(config.kernel)  # the author's interpreter runs the cells
+    config = dataclasses.replace(config, python=python.path, python_why=python.why)
     meta = raw_meta(lines, body, meta_path)
     context = Context(path.parent, meta, project_variables(path.parent, diagnostics))
     expanded = expand(lines[body:], rel, path, context, first=body)

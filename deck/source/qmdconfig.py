@@ -176,11 +176,22 @@ def _engine(value: Any) -> str:
     return text
 
 
+NOT_PYTHON = ("julia", "ir", "r", "ijulia", "javascript", "deno", "bash", "sas", "stata")
+
+
 def _jupyter(value: Any) -> Any:
-    kernel = value.get("kernelspec", {}).get("name", "") if isinstance(value, dict) else value
-    if not str(kernel).lower().startswith("python"):
+    """`jupyter: python3`, `jupyter: my-env` or `jupyter: {kernelspec: {name: …}}`: a Python
+    kernel (its interpreter runs the cells); another language's kernel is an error."""
+    if isinstance(value, dict):
+        spec = value.get("kernelspec")
+        kernel = spec.get("name", "") if isinstance(spec, dict) else ""
+        language = (spec.get("language") or "") if isinstance(spec, dict) else ""
+    else:
+        kernel, language = as_text(value), ""
+    lowered = str(kernel).lower()
+    if (language and language.lower() != "python") or lowered.startswith(NOT_PYTHON):
         raise Invalid("is not available: only Python cells run here (jupyter: python3)")
-    return value
+    return str(kernel)
 
 
 QUARTO_SCHEMA: dict[str, Any] = {
@@ -297,6 +308,7 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
         exec=ExecConfig(**{EXEC_FIELDS[k]: v for k, v in exec_values.items()}),
         slides=slides,
         execute=execute,
+        kernel=values.get("jupyter"),
         citations=CitationConfig(
             tuple(values.get("bibliography", ())), values.get("csl"), values.get("nocite", "")
         ),

@@ -31,6 +31,26 @@ NAMED_FILE = re.compile(
 INCLUDED = (".qmd", ".md")  # named files that are read as text: what they name counts too
 
 
+JUPYTER_KEY = re.compile(
+    r"^jupyter:\s*(?:\n\s+kernelspec:\s*\n(?:\s+\w+:.*\n)*?\s+name:)?\s*[\"']?([\w.-]+)", re.M
+)
+
+
+def interpreter_input(text: str) -> str:
+    """Which interpreter runs the cells (`deck.execute.interpreter`), and that file's identity:
+    choosing another one (QUARTO_PYTHON, a kernel, an activated environment) rebuilds."""
+    from deck.execute.interpreter import author_python
+
+    found = JUPYTER_KEY.search(text)
+    python = author_python(found.group(1) if found else None).path
+    try:
+        st = os.stat(python)
+        ident = f"{os.path.realpath(python)}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+    except OSError:
+        ident = "missing"
+    return hashlib.sha256(f"{python}\0{ident}".encode()).hexdigest()
+
+
 def environment_inputs(texts: list[str]) -> dict[str, str]:
     """`$NAME` → a digest of the variable's value, for each `{{< env NAME >}}` the texts read:
     the no-change check sees a changed (or unset) variable as a changed input."""
@@ -180,7 +200,8 @@ class QmdFile:
                 add(path)
         for name in sorted(self.named_files()):
             files.setdefault(name, hasher.file(folder / name))  # "missing" when not there
-        return {**files, **environment_inputs([t for _, t in self.texts()])}
+        texts = [t for _, t in self.texts()]
+        return {**files, **environment_inputs(texts), "$python": interpreter_input(texts[0])}
 
     def texts(self) -> list[tuple[Path, str]]:
         """The file and the files it includes (`.qmd`, `.md` it names), with their text."""

@@ -38,6 +38,10 @@ def environment_fingerprint(lesson: Lesson) -> str:
     modules and the exec settings that change results."""
     h = hashlib.sha256()
     h.update(f"schema={SCHEMA};python={sys.version};".encode())
+    if lesson.config.python and lesson.config.python != sys.executable:  # the author's own
+        from deck.execute.interpreter import describe
+
+        h.update(f"interpreter={lesson.config.python};{describe(lesson.config.python)};".encode())
     settings = dict(lesson.config.exec.fingerprint(), output=lesson.config.exec.output_limit)
     h.update(json.dumps(settings, sort_keys=True).encode())
     widget_checks = {kind.source for kind in lesson.widgets}  # run by render, not by cells
