@@ -42,6 +42,7 @@ class JobSpec:
     job_dir: str = ""  # the job's own files (not dependencies)
     cells: tuple[CellJob, ...] = ()
     inlines: tuple[InlineJob, ...] = field(default_factory=tuple)
+    quarto: bool = False  # a Quarto file's cells: `display()` and pandas tables as Quarto shows
 
     def with_folders(self, figure_dir: str | None = None, job_dir: str | None = None) -> JobSpec:
         return replace(

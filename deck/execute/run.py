@@ -112,6 +112,7 @@ def job_spec(lesson: Lesson, job: Job, threads: int = 1) -> JobSpec:
             for cell in job.section.cells()
         ),
         inlines=tuple(inlines),
+        quarto=job.section.settings.quarto,
     )
 
 

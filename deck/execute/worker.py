@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from deck.execute import display
 from deck.execute.capture import CappedText, truncated, without_addresses
 from deck.execute.deps import Recorder
 from deck.execute.ending import Leftovers, become_subreaper, kill_descendants, leave
@@ -184,11 +185,14 @@ def _run_with_timeout(seconds: float, what: str, fn: Any) -> Any:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _shown(value: Any, limit: int) -> Output | None:
-    """The cell's last value as an output, within the output limit."""
-    shown = to_output(value)
-    if shown is None:
-        return None
+def _shown(value: Any, limit: int, quarto: bool = False) -> Output | None:
+    """The cell's last value as an output, within the output limit (a Quarto file shows a
+    pandas table as pandas' HTML, as Quarto does)."""
+    shown = (quarto and display.pandas_table(value)) or to_output(value)
+    return None if shown is None else _within(shown, limit)
+
+
+def _within(shown: Output, limit: int) -> Output:
     data = _valid_text(shown.data, "the cell's value")
     if len(data) > limit:
         if shown.kind == "html":
@@ -250,6 +254,8 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
     recorder = _prepare(job, engine_set)
     recorder.on_write = lambda written: channel.send(step="wrote", path=written)
     namespace: dict[str, Any] = {"__name__": "__main__"}
+    if job.quarto:
+        display.install(namespace)
     cells_out = []
     started = time.perf_counter()
     for number, cell in enumerate(job.cells, start=1):
@@ -280,6 +286,8 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
             outputs = []
             if stdout.total:
                 outputs.append(Output("stdout", _valid_text(stdout.getvalue(), "printed text")))
+            outputs += [_within(o, limit) for o in display.SHOWN]  # `display(…)` in a .qmd
+            display.SHOWN.clear()
             for w in caught:  # shown when the cell's `warning` option says so (render decides)
                 where = f"{os.path.basename(w.filename)}:{w.lineno}"
                 text = _valid_text(f"{where}: {w.category.__name__}: {w.message}", "a warning")
@@ -287,7 +295,7 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
             if failure is not None:
                 outputs.append(Output("error", _valid_text(failure, "an error message")))
             saved = save_open_figures(figures, stem)
-            shown = _shown(value, limit)
+            shown = _shown(value, limit, job.quarto)
             if shown is not None:
                 outputs.append(shown)
             return outputs, saved

@@ -85,7 +85,7 @@ def outputs(r: RenderContext, cell: Cell, result: CellResult) -> str:
         )
         if output.kind == "html":
             parts.append(f'<div class="output">{output.data}</div>')
-        elif shown == "asis":  # printed Markdown, as Quarto's `output: asis` reads it
+        elif shown == "asis" or output.kind == "markdown":  # Markdown, as Quarto reads it
             parts.append(r.text(output.data, cell.loc))
         elif output.kind in ("stdout", "warning", "error"):
             parts.append(f'<pre class="{output.kind}">{html.escape(output.data)}</pre>')
