@@ -40,6 +40,7 @@ from deck.model import (
 from deck.source.contain import escapes, outside
 from deck.source.folder import display_path, read_text
 from deck.source.prepass import Context, expand, project_variables
+from deck.source.project import project_config
 from deck.source.qmdconfig import deck_option, merge, parse_quarto_config, quarto_config
 from deck.source.replay import replayed
 from deck.source.scanner import Dialect, Scanner
@@ -69,6 +70,9 @@ def load_qmd(path: Path) -> Lesson:
             diagnostics.extend(problems)
             values = merge(found, values)
             locs = {**meta_locs, **locs}
+    project, project_locs = project_config(path, diagnostics)  # `_quarto.yml`: under both
+    values = merge(project, values)
+    locs = {**project_locs, **locs}
     config = quarto_config(values)
     config = read_includes(config, path.parent, locs, rel, diagnostics)
     python = author_python(config.kernel)  # the author's interpreter runs the cells

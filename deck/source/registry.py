@@ -181,6 +181,11 @@ class QmdFile:
             "_metadata.yml": hasher.file(folder / "_metadata.yml"),
             "_variables.yml": hasher.file(folder / "_variables.yml"),
         }
+        from deck.source.project import find_project
+
+        project = find_project(qmd)
+        if project is not None:  # the project's options apply to the file
+            files["$project:" + str(project)] = hasher.file(project)
 
         def add(path: Path) -> None:
             files[path.relative_to(folder).as_posix()] = hasher.file(path)

@@ -262,3 +262,46 @@ def test_an_include_outside_the_project_is_an_error(tmp_path: Path):
         load_qmd(qmd)
     (problem,) = [str(d) for d in caught.value.diagnostics]
     assert "talk.qmd:2:" in problem and "outside the project" in problem
+
+
+def test_a_projects_quarto_yml_applies_under_the_file_and_metadata(tmp_path: Path):
+    write(
+        tmp_path,
+        {
+            "_quarto.yml": """
+                project:
+                  type: website
+                website:
+                  title: Course site
+                format:
+                  revealjs:
+                    transition: zoom
+                    footer: Project footer
+                    slide-number: true
+                """,
+        },
+    )
+    talks = tmp_path / "talks"
+    talks.mkdir()
+    write(
+        talks,
+        {
+            "_metadata.yml": "format:\n  revealjs:\n    footer: Folder footer\n",
+            "talk.qmd": "---\ntitle: T\nformat:\n  revealjs:\n    slide-number: false\n"
+            "---\n\n## A\n",
+        },
+    )
+    lesson = load_qmd(talks / "talk.qmd")
+    slides = lesson.config.slides
+    assert dict(slides.reveal)["transition"] == "zoom"  # from the project
+    assert slides.footer == "Folder footer"  # _metadata.yml over the project
+    assert slides.slide_number is False  # the file over both
+    assert not [w for w in lesson.warnings if "project" in str(w) or "website" in str(w)]
+    # an edit of the project's file rebuilds
+    ran = run_cli(talks, "talk.qmd", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    quarto = tmp_path / "_quarto.yml"
+    quarto.write_text(quarto.read_text().replace("zoom", "fade"))
+    assert run_cli(talks, "talk.qmd", "--no-pdf").returncode == 0
+    page = (talks / "dist" / "talk" / "index.html").read_text()
+    assert '"transition": "fade"' in page
