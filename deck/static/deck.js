@@ -4,7 +4,10 @@
 (function () {
   "use strict";
   var printing = /print-pdf/i.test(window.location.search);
-  var english = /^en/i.test(document.documentElement.lang);
+  // Chinese strings for a zh deck, English for every other language
+  var english = !/^zh/i.test(document.documentElement.lang);
+  // a note's minutes, in either language: "2 分钟。…", "2 min. …", "(3 minutes) …"
+  var MINUTES = /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:分钟|min(?:ute)?s?\b\.?)/i;
   var TEXT = english
     ? { right: "✓ Correct", wrong: "✗ Try again", answer: "✓ Answer", reveal: "Show answer (A)",
         hide: "Hide answer (A)", noQuiz: "No quiz on this slide", revealKey: "Show the quiz answer",
@@ -15,7 +18,7 @@
         plan: function (m, o) {
           return "Planned " + m + " min" + (o ? " (optional slides add " + o + " min)" : "");
         },
-        minutes: /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:min|minutes?)\b/i }
+        minutes: MINUTES }
     : { right: "✓ 回答正确", wrong: "✗ 再想想", answer: "✓ 正确答案", reveal: "显示答案（A）",
         hide: "隐藏答案（A）", noQuiz: "本页没有测验", revealKey: "显示/隐藏本页测验的答案",
         menu: "幻灯片目录（M）", votes: function (n) { return n + " 票"; },
@@ -25,7 +28,7 @@
         plan: function (m, o) {
           return "计划 " + m + " 分钟" + (o ? "（可跳过的页另加 " + o + " 分钟）" : "");
         },
-        minutes: /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*分钟/ };
+        minutes: MINUTES };
   var sections = Array.prototype.slice.call(document.querySelectorAll(".reveal .slides section"));
 
   // ---- formulas as text -----------------------------------------------------------------

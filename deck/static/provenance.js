@@ -7,7 +7,7 @@
 (function () {
   "use strict";
   if (/print-pdf/i.test(window.location.search)) return;
-  var T = /^en/i.test(document.documentElement.lang)
+  var T = !/^zh/i.test(document.documentElement.lang)
     ? {
         popover: "Where this value comes from", expr: "Expression", at: "Written at",
         cellAt: "Computed in the cell at",

@@ -15,7 +15,7 @@
 (function () {
   "use strict";
   var printing = /print-pdf/i.test(window.location.search);
-  var english = /^en/i.test(document.documentElement.lang);
+  var english = !/^zh/i.test(document.documentElement.lang);
   var SVG = "http://www.w3.org/2000/svg";
   // A kind's UI strings for the page's language, from {en: {...}, zh: {...}}: English on an
   // English page (or when the kind has no Chinese), Chinese otherwise.
