@@ -86,7 +86,9 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
             slides=len(deck.slides),
             seconds={"render": rendered, **published.seconds},
         )
-        log(f"{lesson.name}: {len(deck.slides)} slides built in {time.perf_counter() - t0:.1f} s")
+        count = len(deck.slides)
+        noun = "slide" if count == 1 else "slides"
+        log(f"{lesson.name}: {count} {noun} built in {time.perf_counter() - t0:.1f} s")
 
         # record — what went in and came out, for the next build's no-change check
         try:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from deck.errors import Diagnostic
+from deck.execute.hints import other_section_hint
 from deck.execute.job import CellJob, InlineJob, JobSpec
 from deck.execute.supervise import (
     STARTUP_LIMIT,
@@ -262,6 +263,8 @@ def run_sections(
     def one(job: Job) -> tuple[SectionResult | Diagnostic, float]:
         t0 = time.perf_counter()
         outcome = run_section(lesson, job, verbose, on_progress, threads_per_worker(workers))
+        if isinstance(outcome, Diagnostic):
+            outcome = other_section_hint(lesson, outcome)
         return outcome, time.perf_counter() - t0
 
     results: dict[str, SectionResult | Diagnostic] = {}

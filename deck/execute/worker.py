@@ -34,6 +34,7 @@ from deck.execute.capture import CappedText, truncated, without_addresses
 from deck.execute.deps import Recorder
 from deck.execute.ending import Leftovers, become_subreaper, kill_descendants, leave
 from deck.execute.figures import save_open_figures
+from deck.execute.hints import near_name
 from deck.execute.job import CellJob, JobSpec
 from deck.execute.observe import distrust_reset_mtimes, watch
 from deck.execute.seeding import SeedOnImport
@@ -123,7 +124,9 @@ def _is_out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, MemoryError) or "can't allocate memory" in _describe(exc)
 
 
-def _exception_error(exc: BaseException, path: str, fallback: int, job: JobSpec) -> dict[str, Any]:
+def _exception_error(
+    exc: BaseException, path: str, fallback: int, job: JobSpec, names: list[str] | None = None
+) -> dict[str, Any]:
     """Map an exception to the deepest line of the .md file in its traceback."""
     if isinstance(exc, StepError):
         return _error(path, fallback, exc.code, str(exc))
@@ -149,6 +152,9 @@ def _exception_error(exc: BaseException, path: str, fallback: int, job: JobSpec)
         message = _describe(exc).partition(": ")[2]
         detail = f": {message}" if message else ""
         return _error(path, line, "assert", f"assertion failed: {text}{detail}{where}")
+    if isinstance(exc, NameError) and exc.name and names is not None:
+        near = near_name(exc.name, names)
+        where += f" (did you mean `{near}`?)" if near else ""
     if isinstance(exc, ImportError) and exc.name:  # a package the interpreter lacks
         where += (
             f" (cells run with {sys.executable}: install `{exc.name.split('.')[0]}` there, "
@@ -278,7 +284,7 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
                     except Exception as exc:
                         if not cell.error or isinstance(exc, CellTimeout):
                             raise
-                        error = _exception_error(exc, path, cell.line, job)
+                        error = _exception_error(exc, path, cell.line, job, list(namespace))
                         value = None
                         failure = f"{os.path.basename(path)}:{error['line']}: {error['message']}"
             finally:
@@ -305,7 +311,7 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
         except BaseException as exc:  # noqa: BLE001 - every failure is the author's to see
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            return {"error": _exception_error(exc, path, cell.line, job)}
+            return {"error": _exception_error(exc, path, cell.line, job, list(namespace))}
         cells_out.append(
             CellResult(
                 line=cell.line,
