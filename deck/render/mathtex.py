@@ -18,7 +18,7 @@ SCRIPT = STATIC / "katex_render.cjs"
 MATH = re.compile(
     r"(?P<code>`+)(?:.+?)(?P=code)"
     r"|(?<!\\)\$\$(?P<display>.+?)\$\$"
-    r"|(?<![\\$\w])\$(?P<inline>[^\s$](?:[^$\n]*?[^\s\\$])?)\$(?![\d$])",
+    r"|(?<![\\$])\$(?P<inline>[^\s$](?:[^$\n]*?[^\s\\$])?)\$(?![\d$])",
     re.S,
 )
 MATH_TOKEN = re.compile("\u2063M(\\d+)\u2063")

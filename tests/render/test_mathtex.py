@@ -97,3 +97,9 @@ def test_entries_of_the_wrong_type_are_dropped(tmp_path: Path):
     katex = KaTeX(cache)
     assert katex.html("x^2", False) is None
     assert katex.html("y", False) == "<span>y</span>"
+
+
+def test_math_right_after_a_word_is_math_as_pandoc_reads_it():
+    text, found = extract("the value$x_i$ and 2$y$, but US$5 and US$10 are money")
+    assert [tex for tex, _, _ in found] == ["x_i", "y"]
+    assert "US$5 and US$10" in text
