@@ -24,7 +24,7 @@ from deck.store.renders import RenderedSlide
 
 KEY = r"[\w][\w:.#$%&+?<>~/-]*\w|\w"
 BRACKETED = re.compile(r"\[(?:[^\[\]@]*?-?@(?:" + KEY + r")[^\[\]]*?)\]")
-BARE = re.compile(r"(?<![\w@.])@(" + KEY + r")(?:\s*\[([^\]]*)\])?")
+BARE = re.compile(r"(?<![\w@.\\])@(" + KEY + r")(?:\s*\[([^\]]*)\])?")
 CROSSREF = ("fig-", "tbl-", "eq-", "sec-")
 REFS = re.compile(r'<div id="refs"[^>]*>\s*</div>')
 PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)

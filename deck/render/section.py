@@ -73,6 +73,9 @@ class Formula:
     loc: Loc
 
 
+ESCAPED_AT = re.compile(r"(?<!\\)\\@(?![^`]*`[^`]*$)")  # `\@`, not in a code span
+
+
 def fill_values(tex: str, section: Section, result: SectionResult) -> str:
     """Inline values inside a formula are substituted before KaTeX sees it."""
     return VALUE.sub(lambda m: result.inline.get(section.inlines[int(m.group(1))].expr, ""), tex)
@@ -140,6 +143,7 @@ class SectionRenderer:
         """
         first = len(self.formulas)
         marked, found = extract(source, first)
+        marked = ESCAPED_AT.sub("&#64;", marked)  # `\@me`: Pandoc's escape, not a citation
         marked, _ = take_definitions(marked)
         marked = bracketed_spans(mark_footnotes(marked, lambda *f: self.footnote(loc, *f)))
 

@@ -17,7 +17,8 @@ from deck.source.attributes import (
     read_yaml,
 )
 
-FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]*)\s*$")
+FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\}|[\w+.-]+\s+\{[^}]*\}|[\w+.-]*)\s*$")
+LANG_THEN_ATTRS = re.compile(r"^([\w+.-]+)\s+\{([^}]*)\}$")  # ```python {code-line-numbers=…}
 ENGINE = re.compile(r"^[\w-]*")
 
 
@@ -117,6 +118,9 @@ class CodeReader:
         m = FENCE_OPEN.match(self.lines[start])
         assert m
         marker, info = m.group(1), m.group(2)
+        both = LANG_THEN_ATTRS.match(info)
+        if both:  # Pandoc 3 reads ```python {…} as ```{.python …}
+            info = f"{{.{both.group(1)} {both.group(2)}}}"
         end = start + 1
         closing = re.compile("^" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}\s*$")
         while end < len(self.lines) and not closing.match(self.lines[end]):

@@ -201,6 +201,8 @@ QUARTO_SCHEMA: dict[str, Any] = {
     "title": as_text,
     "subtitle": as_text,
     "author": _names,
+    "authors": _names,  # Quarto's normalized form: `authors: [{name: …, affiliations: …}]`
+    "affiliations": _any,  # (shown with the authors in Quarto's title block; read, not shown)
     "date": _date,
     "lang": as_text,
     "format": NodeCheck(_format),
@@ -209,6 +211,8 @@ QUARTO_SCHEMA: dict[str, Any] = {
     "engine": _engine,
     "exec": EXEC_SCHEMA,  # this build's own settings (seed, timeout, memory, output)
     **DECK_OPTIONS,
+    # a format's options may stand at the top level too (`footer:` beside `format: revealjs`)
+    **{k: v for k, v in REVEALJS_SCHEMA.items() if k not in DECK_OPTIONS},
     **{
         key: _ignored(NOT_APPLIED)
         for key in (
@@ -274,7 +278,8 @@ def deck_option(values: dict[str, Any], key: str, default: Any = None) -> Any:
 def quarto_config(values: dict[str, Any]) -> LessonConfig:
     """Checked (and merged) front matter → the deck's settings. Quarto's defaults where they
     differ from a lesson's: no slide numbers, line numbers on code."""
-    reveal = values.get("format") or {}
+    top = {k: v for k, v in values.items() if k in REVEALJS_SCHEMA and k not in DECK_OPTIONS}
+    reveal = {**top, **(values.get("format") or {})}
     slides = SlideConfig(
         slide_number=reveal.get("slide-number", False),
         controls=reveal.get("controls") if isinstance(reveal.get("controls"), bool) else None,
@@ -302,7 +307,7 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
     return LessonConfig(
         title=values.get("title"),
         subtitle=values.get("subtitle"),
-        author=values.get("author"),
+        author=values.get("author") or values.get("authors"),
         date=values.get("date"),
         lang=values.get("lang", "en"),
         exec=ExecConfig(**{EXEC_FIELDS[k]: v for k, v in exec_values.items()}),

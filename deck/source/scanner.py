@@ -37,6 +37,7 @@ from deck.source.prepass import Context, expand
 
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+BARE_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*$")  # a code fence's closing line
 DIV_CLOSE_RUN = re.compile(r"^(:{3,})\s*$")
 GLUED_CLOSE = re.compile(r"^(?!:)(.*?\S)\s*:{3,}\s*$")  # `text :::` in a Quarto file
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")  # a slide's when its level ≤ the slide level
@@ -177,8 +178,11 @@ class Scanner(CodeReader):
         return not any(c.startswith(("callout", "panel-tabset")) for c in inner)
 
     def is_rule(self, i: int) -> bool:
-        """A `---` line after a blank line (or at the start) starts an untitled slide."""
-        return self.lines[i].strip() == "---" and (i == 0 or not self.lines[i - 1].strip())
+        """A `---` line after a blank line, a closing code fence (or at the start) starts an
+        untitled slide (after a line of text it would underline a heading)."""
+        if self.lines[i].strip() != "---":
+            return False
+        return i == 0 or not self.lines[i - 1].strip() or bool(BARE_FENCE.match(self.lines[i - 1]))
 
     def div(self) -> Block | None:
         start = self.pos
@@ -323,6 +327,13 @@ class Scanner(CodeReader):
             if rule:
                 self.pos += 1
             blocks, _ = self.blocks(top=True)
+            if (
+                rule
+                and not blocks
+                and self.pos < len(self.lines)
+                and self.heading(self.lines[self.pos])
+            ):
+                continue  # `---` just before a heading: Pandoc drops the rule, no empty slide
             if heading or rule or blocks:  # an explicit `---` makes a slide even when empty
                 slides.append(Slide(title, level, classes, attrs, tuple(blocks), self.loc(i)))
                 self.starts.append(i)
