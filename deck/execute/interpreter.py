@@ -1,8 +1,9 @@
 """Which Python runs a `.qmd`'s cells: the interpreter its author chose, as Quarto finds it.
 
 In order: `QUARTO_PYTHON`; the `jupyter:` kernelspec's name resolved to its interpreter (the
-kernel's `kernel.json` in Jupyter's usual folders); the active virtualenv (`VIRTUAL_ENV`) or
-conda environment (`CONDA_PREFIX`); else this build's own. The worker needs only the standard
+kernel's `kernel.json` in Jupyter's usual folders; `python3` is the current environment's);
+the active virtualenv (`VIRTUAL_ENV`) or conda environment (`CONDA_PREFIX`); else this
+build's own. The worker needs only the standard
 library there (figures when matplotlib is installed in it). A lesson folder always runs in
 this build's environment (its packages are pinned in requirements.txt).
 """
@@ -16,6 +17,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+GENERIC = {"python", "python3"}  # the default kernel's names: the current environment's Python
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ def author_python(kernel: str | None = None) -> Interpreter:
     chosen = os.environ.get("QUARTO_PYTHON")
     if chosen:
         return Interpreter(chosen, "QUARTO_PYTHON")
-    if kernel:
+    if kernel and kernel.lower() not in GENERIC:  # `python3` names no environment of its own
         found = kernel_python(kernel)
         if found:
             return Interpreter(found, f"the `{kernel}` kernel")

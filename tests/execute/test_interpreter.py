@@ -102,3 +102,22 @@ def test_another_languages_kernel_is_an_error(tmp_path: Path, monkeypatch: pytes
     clean(monkeypatch)
     code, stderr, _ = built(tmp_path, front="jupyter: julia-1.10\n")
     assert code == 1 and "talk.qmd:3:" in stderr and "only Python cells run here" in stderr
+
+
+def test_the_default_python3_kernel_is_the_current_environment(
+    tmp_path: Path, author_env: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`jupyter: python3` (nearly every deck) names no environment: a `python3` kernelspec
+    registered for another interpreter is not taken."""
+    clean(monkeypatch)
+    kernels = tmp_path / "jupyter" / "kernels" / "python3"
+    kernels.mkdir(parents=True)
+    spec = {"argv": [str(author_env / "bin" / "python")], "language": "python"}
+    (kernels / "kernel.json").write_text(json.dumps(spec))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    monkeypatch.setenv("VIRTUAL_ENV", str(author_env))
+    code, stderr, page = built(tmp_path / "deck", front="jupyter: python3\n")
+    assert code == 0, stderr  # the active environment's, which has the package
+    monkeypatch.delenv("VIRTUAL_ENV")
+    code, stderr, _ = built(tmp_path / "deck", front="jupyter: python3\n")
+    assert code == 1 and f"cells run with {sys.executable}" in stderr  # this build's own
