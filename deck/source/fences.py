@@ -85,6 +85,8 @@ OTHER_ENGINES = {
     "shinylive-r": "shinylive cells need webR in the browser, which this build does not ship",
     "mermaid": "mermaid diagrams are drawn by Quarto's bundled mermaid.js, which this build "
     "does not ship: include the diagram as an image (`![](diagram.svg)`)",
+    "pyodide-python": "pyodide cells run in the browser through a Quarto extension, which "
+    "this build does not ship (it runs Python at build time, offline)",
     "dot": "Graphviz diagrams are drawn by Quarto's bundled Graphviz, which this build does "
     "not ship: include the diagram as an image (`![](diagram.svg)`), or draw it in a "
     "Python cell",
@@ -160,6 +162,8 @@ class CodeReader:
         if len(classes) > 1:
             attrs["class"] = " ".join(classes[1:])
         numbers = attrs.get("code-line-numbers")
+        if numbers is not None and numbers.lower() in ("true", "false"):
+            numbers = attrs["code-line-numbers"] = numbers.lower()  # (`"True"` as Quarto reads it)
         if numbers is not None and numbers not in ("true", "false") and not line_steps(numbers):
             self.error(
                 start,

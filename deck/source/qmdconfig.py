@@ -17,6 +17,7 @@ from deck.model import CitationConfig, ExecConfig, LessonConfig, Loc, SlideConfi
 from deck.source.config import (
     EXEC_FIELDS,
     EXEC_SCHEMA,
+    Accepted,
     Check,
     Invalid,
     NodeCheck,
@@ -170,9 +171,15 @@ def _format(
 
 
 def _engine(value: Any) -> str:
+    """`engine: knitr`/`julia`: only Python cells run here; a file without cells of that
+    engine still builds (a warning), and each such cell is an error at its own line."""
     text = as_text(value)
     if text not in ("jupyter", "python"):
-        raise Invalid("is not available: only Python cells run here (engine: jupyter)")
+        raise Accepted(
+            "only Python cells run here (engine: jupyter); "
+            "each cell of another engine is an error at its line",
+            text,
+        )
     return text
 
 

@@ -123,19 +123,21 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
     assert load_qmd(qmd).config.slides.theme == "default"
 
 
-@pytest.mark.parametrize(
-    ("setting", "message"),
-    [
-        ("engine: knitr", "`engine: knitr` is not available: only Python cells run here"),
-        ("jupyter: julia-1.9", "`jupyter: julia-1.9` is not available: only Python cells run"),
-    ],
-)
-def test_another_engine_is_an_error(tmp_path: Path, setting: str, message: str):
-    qmd = write(tmp_path, {"talk.qmd": f"---\n{setting}\n---\n\n## A\n"})
+def test_another_kernel_is_an_error_another_engine_a_warning(tmp_path: Path):
+    qmd = write(tmp_path / "k", {"talk.qmd": "---\njupyter: julia-1.9\n---\n\n## A\n"})
     with pytest.raises(DeckError) as error:
         load_qmd(qmd)
     (found,) = problems(error)
+    message = "`jupyter: julia-1.9` is not available: only Python cells run"
     assert found.startswith(f"{qmd}:2: error [config] {message}")
+    # `engine: knitr` with no R cell builds (a warning); an R cell is an error at its line
+    qmd = write(tmp_path / "e", {"talk.qmd": "---\nengine: knitr\n---\n\n## A\n"})
+    (warning,) = warnings_of(qmd)
+    assert warning.startswith(f"{qmd}:2: warning [config] `engine: knitr`: only Python cells run")
+    qmd.write_text(qmd.read_text() + "\n```{r}\n1 + 1\n```\n")
+    with pytest.raises(DeckError) as error:
+        load_qmd(qmd)
+    assert [p.split(" error ")[0] for p in problems(error)] == [f"{qmd}:7:"]
 
 
 def test_menu_and_chalkboard_true_are_accepted_false_is_a_warning(tmp_path: Path):

@@ -79,3 +79,9 @@ def test_an_escaped_at_is_not_a_citation(tmp_path: Path):
     page = (tmp_path / "dist" / "t" / "index.html").read_text()
     text = re.sub(r"<[^>]+>", "", page)
     assert "Toot &#64;me&#64;fosstodon.org, see Knuth (1984)." in text
+
+
+def test_code_line_numbers_true_in_any_case(tmp_path: Path):
+    qmd = write(tmp_path, {"t.qmd": '## A\n\n```python {code-line-numbers="True"}\nx = 1\n```\n'})
+    (code,) = [b for b in slides(qmd)[0].blocks if isinstance(b, Code)]
+    assert code.attrs["code-line-numbers"] == "true"
