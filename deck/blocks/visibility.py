@@ -12,7 +12,9 @@ import dataclasses
 from typing import Any
 
 from deck.blocks.base import BlockKind, Opening, ParseContext, render_plain
-from deck.model import Block, Cell, Div, Slide, walk_blocks
+from deck.model import Block, Cell, Div, Prose, Slide, walk_blocks
+from deck.render.macros import definitions
+from deck.render.mathtex import extract
 
 FORMATS = {"revealjs", "html", "html:js", "html5"}  # what this output counts as
 KNOWN_FORMATS = FORMATS | {
@@ -62,13 +64,20 @@ def parse(p: ParseContext, opening: Opening) -> Block | None:
     loc = p.loc(opening.start)
     if shown(p, opening):
         return Div((), {}, tuple(blocks), loc)
-    # left out: its cells still run, showing nothing
-    cells = tuple(
+    # left out: its cells still run, showing nothing; TeX macros it defines (a hidden
+    # `{{< include preamble.qmd >}}` of `\newcommand`s) still hold in the deck's formulas
+    kept: list[Block] = [
         dataclasses.replace(b, options={**b.options, "include": False})
         for b in walk_blocks(tuple(blocks))
         if isinstance(b, Cell)
-    )
-    return Div(("deck-left-out",), {}, cells, loc) if cells else None
+    ]
+    for block in walk_blocks(tuple(blocks)):
+        if isinstance(block, Prose):
+            defining = [t for t, _, _ in extract(block.text)[1] if definitions(t)[0]]
+            if defining:
+                text = "\n\n".join(f"$${t}$$" for t in defining)
+                kept.append(Prose(text, block.loc))
+    return Div(("deck-left-out",), {}, tuple(kept), loc) if kept else None
 
 
 KIND = BlockKind("visibility", lambda c: c in CLASSES, parse, render_plain)

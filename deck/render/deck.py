@@ -31,7 +31,8 @@ from deck.render.cite import cite
 from deck.render.crossref import crossref
 from deck.render.frame import deck_settings, missing_media
 from deck.render.host import build_host
-from deck.render.mathtex import KaTeX
+from deck.render.macros import macros_digest
+from deck.render.mathtex import KaTeX, lesson_macros
 from deck.render.pandoc import (
     PandocExtension,
 )
@@ -127,9 +128,10 @@ def render_lesson(
     parts: dict[str, SectionRender] = {}
     pending: list[tuple[Section, SectionRenderer, list[RenderedSlide], str]] = []
     md = None
+    macros = lesson_macros(lesson)  # `\newcommand`s hold in every formula of the deck
     for section in lesson.sections:
         result = results[section.name]
-        key = store.key(section, result) if store else ""
+        key = store.key(section, result, macros_digest(macros)) if store else ""
         cached = store.load(section, key) if store else None
         if cached is not None:
             parts[section.name] = cached
@@ -143,6 +145,7 @@ def render_lesson(
     formulas |= set(deck.formulas)
     katex = KaTeX(cache / "katex.json" if cache is not None else None) if formulas else None
     if katex is not None:
+        katex.use_macros(macros)
         katex.prepare(formulas)
         deck.typeset(katex)
     for section, renderer, slides, key in pending:

@@ -9,6 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from deck.model import Lesson, walk_blocks
+from deck.render.macros import deck_macros, definitions, macros_digest
 from deck.store.files import write_atomic
 from deck.theme import KATEX, STATIC
 
@@ -66,6 +68,8 @@ class KaTeX:
         self.fingerprint = katex_fingerprint()
         self.known: dict[str, str] = self._read() if cache_file else {}
         self.errors: dict[str, str] = {}
+        self.macros: dict[str, str] = {}  # the deck's own (`deck.render.macros`)
+        self.salt = ""
 
     def _read(self) -> dict[str, str]:
         assert self.cache_file is not None
@@ -80,19 +84,27 @@ class KaTeX:
             return {}
         return {k: v for k, v in known.items() if isinstance(k, str) and isinstance(v, str)}
 
-    @staticmethod
-    def _key(tex: str, display: bool) -> str:
-        return ("D|" if display else "I|") + tex
+    def _key(self, tex: str, display: bool) -> str:
+        return self.salt + ("D|" if display else "I|") + tex
+
+    def use_macros(self, macros: dict[str, str]) -> None:
+        """The deck's macros (`deck.render.macros.lesson_macros`), for every formula."""
+        self.macros = macros
+        digest = macros_digest(macros)
+        self.salt = f"M{digest}|" if digest else ""
 
     def prepare(self, formulas: set[tuple[str, bool]]) -> None:
-        """Render every formula not yet known, all in one Node process."""
+        """Render every formula not yet known, all in one Node process, with the deck's
+        macros (each formula without the definitions themselves)."""
         missing = [f for f in sorted(formulas) if self._key(*f) not in self.known]
         if not missing:
             return
         node = shutil.which("node")
         if node is None or not KATEX.is_dir():
             raise RuntimeError("KaTeX needs Node.js and `npm ci` (node_modules/katex is missing)")
-        payload = json.dumps([{"tex": t, "display": d} for t, d in missing])
+        shown = [definitions(t)[1] if self.macros or "definecolor" in t else t for t, _ in missing]
+        formulas_json = [{"tex": t, "display": d} for t, (_, d) in zip(shown, missing, strict=True)]
+        payload = json.dumps({"macros": self.macros, "formulas": formulas_json})
         proc = subprocess.run(
             [node, str(SCRIPT), str(KATEX)],
             input=payload,
@@ -114,3 +126,20 @@ class KaTeX:
 
     def error(self, tex: str, display: bool) -> str | None:
         return self.errors.get(self._key(tex, display))
+
+
+def lesson_macros(lesson: Lesson) -> dict[str, str]:
+    """The macros every formula of the lesson may use: those its formulas define (in prose,
+    notes and other text blocks of any section, rendered this build or not)."""
+    texts = []
+    for section in lesson.sections:
+        for slide in section.slides:
+            for block in walk_blocks(slide.blocks):
+                text = getattr(block, "text", None)
+                if isinstance(text, str) and "\\" in text:
+                    texts.append(text)
+    found: set[tuple[str, bool]] = set()
+    for text in texts:
+        if "newcommand" in text or "\\def" in text or "DeclareMath" in text:
+            found |= {(tex, display) for tex, display, _ in extract(text)[1]}
+    return deck_macros(found)

@@ -175,8 +175,9 @@ class RenderStore:
             h.update(kind.name.encode() + b"\0" + kind.source.read_bytes())
         self.engine = h.hexdigest()
 
-    def key(self, section: Section, result: SectionResult) -> str:
-        h = hashlib.sha256(self.engine.encode())
+    def key(self, section: Section, result: SectionResult, macros: str = "") -> str:
+        """What the section's render depends on (`macros`: the deck's TeX macros' digest)."""
+        h = hashlib.sha256((self.engine + macros).encode())
         h.update(repr(section).encode())  # every text, option and line the slides show
         h.update(json.dumps(result.to_json(), sort_keys=True, ensure_ascii=False).encode())
         return h.hexdigest()

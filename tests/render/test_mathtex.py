@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from catalogue import write
 from deck.render import mathtex
 from deck.render.mathtex import KaTeX, extract, katex_fingerprint, math_placeholder
+from fixture_build import run_cli
 
 
 def test_inline_and_display_math_are_extracted_with_line_offsets():
@@ -103,3 +106,42 @@ def test_math_right_after_a_word_is_math_as_pandoc_reads_it():
     text, found = extract("the value$x_i$ and 2$y$, but US$5 and US$10 are money")
     assert [tex for tex, _, _ in found] == ["x_i", "y"]
     assert "US$5 and US$10" in text
+
+
+def test_macros_defined_in_one_formula_hold_in_every_formula(tmp_path: Path):
+    """As MathJax in a Quarto page: `\\newcommand` in one formula serves the deck's others
+    (this reference: the definitions' own expansion typeset by KaTeX)."""
+    write(
+        tmp_path,
+        {
+            "t.qmd": "## A\n\n$$\\newcommand{\\RR}{\\mathbb{R}}"
+            "\\DeclareMathOperator*{\\am}{arg\\,max}$$\n\n"
+            "## B\n\n$x \\in \\RR^d$ and $\\am_x f$\n\n$x \\in \\mathbb{R}^d$\n",
+        },
+    )
+    ran = run_cli(tmp_path, "t.qmd", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    page = (tmp_path / "dist" / "t" / "index.html").read_text()
+    slide_b = page[page.index("<h2>B</h2>") :]
+    mathml = re.findall(r"<math.*?</math>", slide_b, re.S)
+    strip = [re.sub(r"<annotation.*?</annotation>", "", m, flags=re.S) for m in mathml]
+    assert strip[0] == strip[2]  # \RR typeset exactly as \mathbb{R}
+    assert "arg" in strip[1] and "max" in strip[1]
+
+
+def test_macros_in_a_hidden_preamble_hold_and_definecolor_is_dropped(tmp_path: Path):
+    write(
+        tmp_path,
+        {
+            "t.qmd": "## A\n\n::: {.hidden}\n{{< include preamble.qmd >}}\n:::\n\n"
+            "$\\bfx \\in \\RR$\n",
+            "preamble.qmd": "$$\n\\definecolor{pennred}{rgb}{0.6,0,0}\n"
+            "\\newcommand{\\macrobf}[1]{\\mathbf{#1}}\n\\newcommand{\\bfx}{\\macrobf{x}}\n"
+            "\\newcommand{\\RR}{\\mathbb{R}}\n$$\n\nText that stays hidden.\n",
+        },
+    )
+    ran = run_cli(tmp_path, "t.qmd", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    page = (tmp_path / "dist" / "t" / "index.html").read_text()
+    assert "Text that stays hidden" not in page
+    assert '<mi mathvariant="bold">x</mi><mo>∈</mo><mi mathvariant="double-struck">R</mi>' in page
