@@ -143,6 +143,11 @@ class CodeReader:
             return self.static_code(start, inner, text)
         engine = ENGINE.match(inner).group(0)  # type: ignore[union-attr]
         if engine != "python":
+            options = [line for line in body if line.startswith("#|")]
+            if any(re.fullmatch(r"#\|\s*eval:\s*false\s*", o) for o in options):
+                # never run, only shown (Quarto shows it too): code, not an error
+                shown = "\n".join(line for line in body if not line.startswith("#|"))
+                return Code(engine, shown, self.loc(start))
             self.error(start, "engine", engine_message(engine))
             return None
         if inner[len(engine) :].strip(" ,"):

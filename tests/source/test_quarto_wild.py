@@ -85,3 +85,9 @@ def test_code_line_numbers_true_in_any_case(tmp_path: Path):
     qmd = write(tmp_path, {"t.qmd": '## A\n\n```python {code-line-numbers="True"}\nx = 1\n```\n'})
     (code,) = [b for b in slides(qmd)[0].blocks if isinstance(b, Code)]
     assert code.attrs["code-line-numbers"] == "true"
+
+
+def test_a_cell_of_another_engine_with_eval_false_is_shown_code(tmp_path: Path):
+    qmd = write(tmp_path, {"t.qmd": "## A\n\n```{r}\n#| eval: false\nlibrary(dplyr)\n```\n"})
+    (code,) = [b for b in slides(qmd)[0].blocks if isinstance(b, Code)]
+    assert (code.lang, code.text) == ("r", "library(dplyr)")
