@@ -6,15 +6,12 @@ by deck.js), web fonts, and every image decoded. Never a fixed sleep.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from deck.publish.printer import chromium_executable
 from deck.theme import (
-    HANDOUT_MARGINS,
-    HANDOUT_PAPER,
     SLIDE_HEIGHT,
     SLIDE_VIEWPORT,
     SLIDE_WIDTH,
@@ -70,11 +67,6 @@ OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((s
           dy: Math.round(bottom - (box.top + HEIGHT - 16)), column: colOver};
 }).filter(o => o.dx > 0 || o.dy > 0 || o.column > 0)"""
 OVERFLOW = OVERFLOW.replace("WIDTH", str(SLIDE_WIDTH)).replace("HEIGHT", str(SLIDE_HEIGHT))
-FOOTER = (
-    '<div style="width:100%;font-size:9px;color:#666;text-align:center;'
-    'font-family:Noto Sans CJK SC,sans-serif"><span class="title"></span> · '
-    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
-)
 
 
 def chromium_path() -> str | None:
@@ -136,13 +128,9 @@ SLIDES_PDF = {
     "height": f"{SLIDE_HEIGHT}px",
     "margin": {"top": "0", "right": "0", "bottom": "0", "left": "0"},
 }
-HANDOUT_PDF = {
-    "format": HANDOUT_PAPER,
-    "margin": HANDOUT_MARGINS,
-    "display_header_footer": True,
-    "header_template": "<span></span>",
-    "footer_template": FOOTER,
-}
+# The handouts' paper, margins and footers are handout.js's @page rules (A4, and A4
+# landscape for a dense slide's page of its own).
+HANDOUT_PDF = {"prefer_css_page_size": True}
 
 
 def print_pdfs(
@@ -150,27 +138,23 @@ def print_pdfs(
     jobs: list[PrintJob],
     slide_count: int,
     on_printed: Callable[[str], None] | None = None,
+    slides: Path | None = None,
+    handout: dict | None = None,
 ) -> list[Overflow]:
-    """Print every job from `index.html?print-pdf` in one browser. Returns the slides that
+    """Print every job from `index.html?print-pdf` in one page. Returns the slides that
     overflow their page (measured when the slides themselves are printed).
 
-    Where the time goes (66-slide lesson, quiet 2-core machine; bench/README.md has the
-    numbers): loading and laying out the deck is about 2 s of one core per page, and each
-    `page.pdf` 1.5–2.5 s, all in that page's renderer process, which is single-threaded.
-    So the jobs are dealt to at most one page per core ("lanes"); each lane loads the deck
-    once and prints its jobs in turn (`deckHandout` lays out each handout afresh from the
-    print layout). The slides come first in their lane, before any handout changes the page.
+    The deck is laid out and printed once, as the slides (`slides`: slides.pdf, printed now
+    or kept from the last build). Each handout is a light page (text, ruled lines, an empty
+    frame per slide) that Chromium prints in a fraction of the slides' time; compose.py then
+    places the slides' vector pages in the frames. So the three PDFs cost about one print
+    (bench/pdfs.py measures it); composing one handout runs while the next one prints.
+    `handout` holds the student handout's `per-page` and `lines` (lesson.yml).
     """
     import asyncio
 
-    return asyncio.run(_print_all(index_html, jobs, slide_count, on_printed))
-
-
-def lanes(jobs: list[PrintJob], cores: int) -> list[list[PrintJob]]:
-    """The jobs dealt round-robin to at most `cores` pages, the slides (if any) first."""
-    ordered = sorted(jobs, key=lambda job: job.handout != "")
-    count = max(1, min(len(ordered), cores))
-    return [ordered[k::count] for k in range(count)]
+    slides = slides or index_html.with_name("slides.pdf")
+    return asyncio.run(_print_all(index_html, jobs, slide_count, on_printed, slides, handout))
 
 
 async def _print_all(
@@ -178,48 +162,62 @@ async def _print_all(
     jobs: list[PrintJob],
     slide_count: int,
     on_printed: Callable[[str], None] | None,
+    slides: Path,
+    handout: dict | None,
 ) -> list[Overflow]:
     import asyncio
 
     from playwright.async_api import async_playwright
 
+    from deck.publish.compose import compose
+
+    options = {"slots": True, "perPage": 2, **(handout or {})}
     url = index_html.resolve().as_uri() + "?print-pdf"
+    overflows: list[Overflow] = []
+    composing: list[asyncio.Future] = []
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
-
-            async def lane(jobs: list[PrintJob]) -> list[Overflow]:
-                page = await browser.new_page(viewport=SLIDE_VIEWPORT)
-                # Laid out for print from the start: `page.pdf` then reuses that style and
-                # layout instead of switching media twice (0.6–0.8 s less per PDF, measured).
-                await page.emulate_media(media="print")
-                await page.goto(url, wait_until="load")
-                await page.wait_for_function(READY, timeout=120_000)
-                pages = await page.evaluate(SETTLED)
-                if pages != slide_count:
-                    raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
-                overflows = []
-                for job in jobs:
-                    if job.handout:
-                        await page.evaluate("kind => window.deckHandout(kind)", job.handout)
-                        await page.evaluate(SETTLED)
-                        layout = HANDOUT_PDF
-                    else:
-                        overflows = [Overflow(**o) for o in await page.evaluate(OVERFLOW)]
-                        layout = SLIDES_PDF
+            page = await browser.new_page(viewport=SLIDE_VIEWPORT)
+            # Laid out for print from the start: `page.pdf` then reuses that style and layout
+            # instead of switching media twice (0.6–0.8 s less per PDF, measured).
+            await page.emulate_media(media="print")
+            await page.goto(url, wait_until="load")
+            await page.wait_for_function(READY, timeout=120_000)
+            pages = await page.evaluate(SETTLED)
+            if pages != slide_count:
+                raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
+            for job in sorted(jobs, key=lambda job: job.handout != ""):
+                if not job.handout:
+                    overflows = [Overflow(**o) for o in await page.evaluate(OVERFLOW)]
                     await page.pdf(
                         path=str(job.path),
                         print_background=True,
                         tagged=True,
                         outline=True,
-                        **layout,
+                        **SLIDES_PDF,
                     )
                     if on_printed:
                         on_printed(job.path.name)
-                await page.close()
-                return overflows
+                    continue
+                await page.evaluate("([k, o]) => window.deckHandout(k, o)", [job.handout, options])
+                await page.evaluate(SETTLED)
+                light = job.path.with_name(f".{job.path.name}.light")
+                await page.pdf(
+                    path=str(light), print_background=True, tagged=True, outline=True, **HANDOUT_PDF
+                )
 
-            found = await asyncio.gather(*(lane(js) for js in lanes(jobs, os.cpu_count() or 1)))
+                def done(job: PrintJob = job, light: Path = light) -> None:
+                    compose(light, slides, job.path)
+                    light.unlink()
+                    if on_printed:
+                        on_printed(job.path.name)
+
+                composing.append(asyncio.ensure_future(asyncio.to_thread(done)))
+            await page.close()
         finally:
+            await asyncio.gather(*composing, return_exceptions=True)
             await browser.close()
-    return [o for overflows in found for o in overflows]
+    for future in composing:
+        future.result()  # a composition that failed fails the build
+    return overflows
