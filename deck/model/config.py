@@ -71,6 +71,16 @@ class QuizConfig:
 
 
 @dataclass(frozen=True)
+class HandoutConfig:
+    """`handout:` in lesson.yml: slides per page of the students' handout (1, 2 or 3; a slide
+    too dense for that gets more room) and the ruled lines under each, at least (None: the
+    layout's own number)."""
+
+    per_page: int = 2
+    lines: int | None = None
+
+
+@dataclass(frozen=True)
 class LessonConfig:
     title: str | None = None
     subtitle: str | None = None
@@ -83,6 +93,7 @@ class LessonConfig:
     execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
     widgets: tuple[WidgetSource, ...] = ()  # the widget kinds the lesson defines
     quiz: QuizConfig = field(default_factory=QuizConfig)
+    handout: HandoutConfig = field(default_factory=HandoutConfig)
 
 
 @dataclass(frozen=True)

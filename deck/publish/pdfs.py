@@ -66,8 +66,9 @@ class Pdfs:
             h = base.copy()
             h.update(f"\0{name}\0{layout}\0".encode())
             h.update(built.deck.views[VIEW_OF_LAYOUT[layout]].encode())
-            if layout:  # a handout: the slides' pictures, and how the student's is laid out
+            if layout:  # a handout: slides.pdf's pages are placed in it
                 h.update(built.deck.views["slides"].encode())
+            if layout == "student":  # `handout:` of lesson.yml lays it out
                 h.update(repr(sorted(handout_options(built).items())).encode())
             hashes[name] = h.hexdigest()
         return hashes

@@ -33,7 +33,7 @@
     return "@page { size: A4; margin: 12mm 14mm 14mm 14mm; " + footer + " } " +
       "@page wide { size: A4 landscape; margin: 10mm 10mm 13mm 10mm; }";
   }
-  var MIN_PT = 8;
+  var MIN_PT = 8.05; // (8 pt, and a little for rounding)
   var GAP = 14;
   var LINE = 25; // px between ruled lines (deck.css: .handout-lines > div)
   var FIGURE_TEXT = 14 * 4 / 3; // px: the engine's matplotlibrc text at a figure's own size
