@@ -126,7 +126,7 @@ def main() -> None:
         )
         deck = DECK.format(root=str(ROOT), folder=str(folder), slides=slides)
         found: dict[str, list[tuple[float, float]]] = {"plain": [], "deck": []}
-        load_before = os.getloadavg()
+        load_before = _load(os.getloadavg())
         measure(plain, tmp)  # warm the file cache once, not counted
         for k in range(args.repeats):
             for kind, code in (("plain", plain), ("deck", deck)):
@@ -134,10 +134,10 @@ def main() -> None:
                 wall, cpu = found[kind][-1]
                 print(f"  {k + 1}/{args.repeats} {kind:5} {wall:6.2f} s wall {cpu:6.2f} s CPU",
                       file=sys.stderr, flush=True)  # fmt: skip
-        load_after = os.getloadavg()
+        load_after = _load(os.getloadavg())
         pages = {n: _pages(folder / n) for n in ("slides.pdf", "handout.pdf", "notes.pdf")}
     print(f"lesson {args.lesson}: {slides} slides; pages {pages}; {args.repeats} repeats")
-    print(f"load average before {_load(load_before)}, after {_load(load_after)}")
+    print(f"load average before {load_before}, after {load_after}")
     print(f"{'':34} {'wall (median)':>14} {'CPU (median)':>14}")
     medians = {}
     for kind, label in (

@@ -128,6 +128,8 @@ SLIDES_PDF = {
     "height": f"{SLIDE_HEIGHT}px",
     "margin": {"top": "0", "right": "0", "bottom": "0", "left": "0"},
 }
+# A handout as a light page of its own, from the print layout (handout.js lays it out).
+HANDOUT_PAGE = (Path(__file__).parent / "handout_page.js").read_text("utf-8")
 # The handouts' paper, margins and footers are handout.js's @page rules (A4, and A4
 # landscape for a dense slide's page of its own).
 HANDOUT_PDF = {"prefer_css_page_size": True}
@@ -173,8 +175,9 @@ async def _print_all(
 
     options = {"slots": True, "perPage": 2, **(handout or {})}
     url = index_html.resolve().as_uri() + "?print-pdf"
+    handouts = [job for job in jobs if job.handout]
+    printing_slides = [job for job in jobs if not job.handout]
     overflows: list[Overflow] = []
-    composing: list[asyncio.Future] = []
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
@@ -187,8 +190,17 @@ async def _print_all(
             pages = await page.evaluate(SETTLED)
             if pages != slide_count:
                 raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
-            for job in sorted(jobs, key=lambda job: job.handout != ""):
-                if not job.handout:
+            # Each handout laid out here, beside the print layout, and saved as a light page
+            # of its own, printed in a second tab while this one prints the slides.
+            light = {}
+            for job in handouts:
+                html = await page.evaluate(HANDOUT_PAGE, [job.handout, options])
+                light[job] = job.path.with_name(f".{job.path.stem}.html")
+                light[job].write_text(html, "utf-8")
+
+            async def print_slides() -> None:
+                nonlocal overflows
+                for job in printing_slides:
                     overflows = [Overflow(**o) for o in await page.evaluate(OVERFLOW)]
                     await page.pdf(
                         path=str(job.path),
@@ -199,25 +211,41 @@ async def _print_all(
                     )
                     if on_printed:
                         on_printed(job.path.name)
-                    continue
-                await page.evaluate("([k, o]) => window.deckHandout(k, o)", [job.handout, options])
-                await page.evaluate(SETTLED)
-                light = job.path.with_name(f".{job.path.name}.light")
-                await page.pdf(
-                    path=str(light), print_background=True, tagged=True, outline=True, **HANDOUT_PDF
-                )
 
-                def done(job: PrintJob = job, light: Path = light) -> None:
-                    compose(light, slides, job.path)
-                    light.unlink()
-                    if on_printed:
-                        on_printed(job.path.name)
+            async def print_light() -> None:
+                if not handouts:
+                    return
+                tab = await browser.new_page(viewport=SLIDE_VIEWPORT)
+                await tab.emulate_media(media="print")
+                for job in handouts:
+                    await tab.goto(light[job].resolve().as_uri(), wait_until="load")
+                    await tab.evaluate(SETTLED)
+                    await tab.pdf(
+                        path=str(light[job].with_suffix(".pdf")),
+                        print_background=True,
+                        tagged=True,
+                        outline=True,
+                        **HANDOUT_PDF,
+                    )
+                await tab.close()
 
-                composing.append(asyncio.ensure_future(asyncio.to_thread(done)))
+            try:
+                await asyncio.gather(print_slides(), print_light())
+            finally:
+                for html in light.values():
+                    html.unlink(missing_ok=True)
             await page.close()
         finally:
-            await asyncio.gather(*composing, return_exceptions=True)
             await browser.close()
-    for future in composing:
-        future.result()  # a composition that failed fails the build
+
+    def composed(job: PrintJob) -> None:
+        printed = light[job].with_suffix(".pdf")
+        try:
+            compose(printed, slides, job.path)
+        finally:
+            printed.unlink(missing_ok=True)
+        if on_printed:
+            on_printed(job.path.name)
+
+    await asyncio.gather(*(asyncio.to_thread(composed, job) for job in handouts))
     return overflows

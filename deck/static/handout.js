@@ -1,31 +1,17 @@
-// Handouts, laid out from the deck's print layout (`index.html?print-pdf`, after reveal's
-// `pdf-ready`) and printed on A4 by the PDF printer:
-//   deckHandout("student")  slides, quizzes without answers, ruled space to write; no speaker
-//                           notes, only what a slide's `::: handout` block says;
-//   deckHandout("lecturer") slides, speaker notes with their minutes, and an answer key at the
-//                           end (answer, explanation, the file:line behind each quiz).
-// `deckHandout()` alone means "lecturer". Each call starts from the print layout, so one page
-// can print the slides and then each handout.
-//
-// options: {slots: true} leaves each slide's frame empty but for a link to
-// https://deck.invalid/slide/N (N from 1), whose rectangle the printer finds in the PDF and
-// fills with page N of slides.pdf (deck/publish/compose.py): the light page prints quickly.
-// A slide whose picture differs from slides.pdf (an `::: answer` block) stays drawn, marked by
-// a link to /picture/N; a section-title slide is a line of text marked by /band/N; the answer
-// key's heading by /key. {perPage: 1|2|3, lines: N} shape the student's handout.
-//
-// Student: no text under 8 pt. Each slide's smallest text (px, measured in the print layout)
-// sets the least width its frame may have; a slide too dense for a portrait page gets an A4
-// landscape page of its own (CSS named page `wide`). Lecturer: the slides centred, the notes
-// flowing under them across pages.
+// Handouts, laid out from the print layout (`index.html?print-pdf`, after `pdf-ready`).
+// "student": slides, quizzes without answers, `::: handout` blocks, lines to write on, no text
+// under 8 pt (each slide's smallest text sets its frame's least width; too dense for portrait:
+// an A4 landscape page, CSS named page `wide`); section titles a line over their first slide.
+// "lecturer": slides centred, notes and minutes flowing across pages, an answer key. {slots}:
+// each frame holds only a link to https://deck.invalid/slide/N, whose rectangle the printer
+// fills with page N of slides.pdf (compose.py); /picture/N (drawn: an `::: answer`), /band/N.
 (function () {
   "use strict";
   var MM = 96 / 25.4;
-  // The content box of each paper (deck.css's @page rules): A4 minus its margins, in px.
+  // The content box of each paper (paper()'s @page rules): A4 minus its margins, in px.
   var PORTRAIT = { width: Math.floor(182 * MM), height: Math.floor(271 * MM) - 4 };
   var WIDE = { width: Math.floor(277 * MM), height: Math.floor(187 * MM) - 4 };
-  // The paper, and each page's footer in its bottom margin: "title · page / pages". (A CSS
-  // margin box costs Chromium far less than a footer template, which is a page of its own.)
+  // The paper; the footer "title · page / pages" a margin box (cheaper than a footer template)
   function paper() {
     var footer = "@bottom-center { content: " + JSON.stringify(document.title + " · ") +
       " counter(page) \" / \" counter(pages); font-size: 11px; color: #555; " +
@@ -40,20 +26,17 @@
   var BASE = { 1: PORTRAIT.width, 2: 560, 3: 380 }; // a frame's width by slides per page
   var LINES = { 1: 14, 2: 4, 3: 6 };
   var LECTURER_WIDTH = 520;
+  var UNPRINTED = "aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml";
   var english = /^en/i.test(document.documentElement.lang);
   var TEXT = english
     ? { slide: "Slide", min: "min", sofar: "so far", answer: "Answer: ", key: "Answer key",
         quiz: "Quiz", source: "Computed at", explain: "Why: ", inClass: "(Answer given in class.)",
-        shown: "Answer shown in class: ",
-        optional: "optional, not in the plan", plan: "Planned: ", optionalAdd: "optional slides add " }
+        shown: "Answer shown in class: ", optional: "optional, not in the plan", plan: "Planned: ", optionalAdd: "optional slides add " }
     : { slide: "幻灯片", min: "分钟", sofar: "累计", answer: "答案：", key: "测验答案",
         quiz: "测验", source: "计算出处", explain: "解析：", inClass: "（答案课上给出。）",
-        shown: "课上揭示的答案：",
-        optional: "可跳过，不计入计划", plan: "计划：", optionalAdd: "可跳过的页另加 " };
+        shown: "课上揭示的答案：", optional: "可跳过，不计入计划", plan: "计划：", optionalAdd: "可跳过的页另加 " };
 
-  function letter(n) {
-    return String.fromCharCode(65 + n);
-  }
+  function letter(n) { return String.fromCharCode(65 + n); }
 
   // An element holding `parts` in order: strings as text, nodes as copies of the deck's own
   // (never markup from strings: what the slides show as text stays text here).
@@ -67,20 +50,16 @@
   }
 
   function contents(node) {
-    var fragment = document.createDocumentFragment();
-    node.childNodes.forEach(function (child) { fragment.appendChild(child.cloneNode(true)); });
-    return fragment;
+    var f = document.createDocumentFragment();
+    node.childNodes.forEach(function (child) { f.appendChild(child.cloneNode(true)); });
+    return f;
   }
 
-  function strong(text) {
-    return el("strong", null, text);
-  }
+  function strong(text) { return el("strong", null, text); }
 
   function mark(what) {
     var a = el("a", "handout-slot");
     a.href = "https://deck.invalid/" + what;
-    a.setAttribute("aria-hidden", "true");
-    a.tabIndex = -1;
     return a;
   }
 
@@ -90,9 +69,7 @@
     return { index: k, node: k >= 0 ? choices[k] : document.createElement("span") };
   }
 
-  function minutes(section) {
-    return (parseInt(section.dataset.timing || "0", 10) || 0) / 60;
-  }
+  function minutes(section) { return (parseInt(section.dataset.timing || "0", 10) || 0) / 60; }
 
   function optionalMinutes(section) {
     return (parseInt(section.dataset.optionalTiming || "0", 10) || 0) / 60;
@@ -106,18 +83,11 @@
     for (var n = walker.nextNode(); n; n = walker.nextNode()) {
       if (!/[^\s\u200b]/.test(n.textContent)) continue;
       var e = n.parentElement;
-      if (!e || e.closest("aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml")) {
-        continue;
-      }
-      if (!e.getClientRects().length) continue;
+      if (!e || e.closest(UNPRINTED) || !e.getClientRects().length) continue;
       var style = getComputedStyle(e);
-      if (style.visibility === "hidden" || style.display === "none") continue;
-      var px = parseFloat(style.fontSize);
-      if (e instanceof SVGElement && e.getScreenCTM()) {
-        var m = e.getScreenCTM();
-        px *= Math.hypot(m.c, m.d);
-      }
-      least = Math.min(least, px);
+      if (style.visibility === "hidden") continue;
+      var m = e instanceof SVGElement && e.getScreenCTM();
+      least = Math.min(least, parseFloat(style.fontSize) * (m ? Math.hypot(m.c, m.d) : 1));
     }
     page.querySelectorAll("img").forEach(function (img) {
       if (!/\.svg($|\?)/i.test(img.getAttribute("src") || "") || !img.naturalWidth) return;
@@ -224,7 +194,7 @@
   }
 
   function item(page, n, kind, options, clock, least) {
-    var spec = kind === "lecturer" ? { notes: true } : { notes: false };
+    var spec = { notes: kind === "lecturer" };
     var section = page.querySelector("section");
     var wrap = el("div", "handout-item");
     page.parentNode.insertBefore(wrap, page);
@@ -285,13 +255,10 @@
 
   // A section's title band goes on top of its first slide, never alone at a page's foot.
   function keepBandsWithTheirSlide(items) {
+    var isBandItem = function (it) { return it && it.classList.contains("handout-item-band"); };
     return items.filter(function (it, k) {
-      var next = items[k + 1];
-      if (!it.classList.contains("handout-item-band") || !next ||
-          next.classList.contains("handout-item-band")) {
-        return true;
-      }
-      next.insertBefore(it.firstChild, next.firstChild);
+      if (!isBandItem(it) || !items[k + 1] || isBandItem(items[k + 1])) return true;
+      items[k + 1].insertBefore(it.firstChild, items[k + 1].firstChild);
       it.remove();
       return false;
     });
@@ -311,11 +278,10 @@
   // The student's items on sheets, one sheet a printed page: as many as fit by height, in
   // order; a wide item alone on a landscape sheet. Heights are read before anything moves.
   function pack(container, items) {
-    var heights = items.map(function (it) { return it.getBoundingClientRect().height; });
-    heights = heights.map(function (h, k) {
-      var wide = items[k].classList.contains("handout-item-wide");
-      var room = wide ? WIDE.height : PORTRAIT.height;
-      return h > room ? fit(items[k], room) : h;
+    var heights = items.map(function (it) {
+      var room = it.classList.contains("handout-item-wide") ? WIDE.height : PORTRAIT.height;
+      var h = it.getBoundingClientRect().height;
+      return h > room ? fit(it, room) : h;
     });
     var sheets = [];
     var sheet = null;
@@ -352,40 +318,27 @@
     });
   }
 
-  // The print layout as it was before the first handout, and each slide's smallest text.
-  var saved = null;
+  // Each slide's smallest text, measured once in the print layout; the print layout itself
+  // while a handout stands in its place (`deckHandout`).
+  var least = null;
+  var shown = null;
 
-  function restore() {
-    var root = document.documentElement;
-    root.classList.remove("deck-handout", "deck-handout-student", "deck-handout-lecturer");
-    delete root.dataset.handoutSheets;
-    document.querySelectorAll(".handout-key, #deck-handout-paper").forEach(function (e) { e.remove(); });
-    document.querySelector(".reveal .slides").replaceWith(saved.slides.cloneNode(true));
-    saved.styles.forEach(function (style) { document.head.appendChild(style); });
-  }
-
-  window.deckHandout = function (kind, options) {
-    kind = kind === "student" ? "student" : "lecturer";
+  function settings(options) {
     options = options || {};
     var perPage = [1, 2, 3].indexOf(options.perPage) >= 0 ? options.perPage : 2;
     var lines = options.lines >= 0 ? Math.floor(options.lines) : LINES[perPage];
-    var settings = { slots: !!options.slots, perPage: perPage, lines: lines };
-    var root = document.documentElement;
-    if (saved) {
-      restore();
-    } else {
-      var live = Array.prototype.slice.call(document.querySelectorAll(".reveal .slides .pdf-page"));
-      saved = { slides: document.querySelector(".reveal .slides").cloneNode(true), styles: [],
-                least: live.map(smallestText) };
-      document.querySelectorAll("style").forEach(function (style) {
-        if (/@page/.test(style.textContent)) saved.styles.push(style);
-      });
-    }
-    root.classList.add("deck-handout", "deck-handout-" + kind);
-    saved.styles.forEach(function (style) { style.remove(); });
-    document.head.appendChild(el("style", null, paper())).id = "deck-handout-paper";
-    var container = document.querySelector(".reveal .slides");
-    var pages = Array.prototype.slice.call(container.querySelectorAll(".pdf-page"));
+    return { slots: !!options.slots, perPage: perPage, lines: lines };
+  }
+
+  // The handout laid out in a container of its own beside the slides (`.reveal > .slides`
+  // too, so the theme's rules reach it), from copies of the printed pages: the print layout
+  // itself is left as it is. Returns the container and the answer key (lecturer).
+  function build(kind, options) {
+    var slides = document.querySelector(".reveal .slides");
+    var pages = Array.prototype.slice.call(slides.querySelectorAll(".pdf-page"));
+    if (!least) least = pages.map(smallestText);
+    var container = el("div", "slides deck-handout deck-handout-offstage deck-handout-" + kind);
+    slides.parentNode.appendChild(container);
     var sum = function (f) {
       return pages.reduce(function (s, p) { return s + f(p.querySelector("section")); }, 0);
     };
@@ -393,16 +346,54 @@
     var key = kind === "lecturer" ? answerKey(pages) : null;
     var items = pages.map(function (page, n) {
       clock.done += minutes(page.querySelector("section"));
-      return item(page, n, kind, settings, clock, saved.least[n]);
+      var copy = container.appendChild(page.cloneNode(true));
+      return item(copy, n, kind, options, clock, least[n]);
     });
+    var sheets = null;
     if (kind === "student") {
       items = keepBandsWithTheirSlide(items);
-      var sheets = pack(container, items);
+      sheets = pack(container, items);
       moreLines(sheets);
       if (sheets.length) sheets[sheets.length - 1].classList.add("handout-sheet-last");
-      root.dataset.handoutSheets = String(sheets.length);
     }
-    if (key) document.body.appendChild(key);
-    return pages.length;
+    return { container: container, key: key, sheets: sheets, count: pages.length };
+  }
+
+  function restore() {
+    var root = document.documentElement;
+    root.classList.remove("deck-handout", "deck-handout-student", "deck-handout-lecturer");
+    delete root.dataset.handoutSheets;
+    document.querySelectorAll(".handout-key, #deck-handout-paper").forEach(function (e) { e.remove(); });
+    shown.container.replaceWith(shown.slides);
+    shown.styles.forEach(function (style) { document.head.appendChild(style); });
+    shown = null;
+  }
+
+  // The handout shown in this page, in place of the print layout (which comes back on the
+  // next call): to print the page itself, or to look at it.
+  window.deckHandout = function (kind, options) {
+    kind = kind === "student" ? "student" : "lecturer";
+    if (shown) restore();
+    var made = build(kind, settings(options));
+    var root = document.documentElement;
+    var styles = Array.prototype.slice.call(document.querySelectorAll("style"));
+    shown = { slides: document.querySelector(".reveal .slides"), container: made.container,
+              styles: styles.filter(function (style) { return /@page/.test(style.textContent); }) };
+    made.container.classList.remove("deck-handout-offstage");
+    shown.slides.replaceWith(made.container);
+    root.classList.add("deck-handout", "deck-handout-" + kind);
+    shown.styles.forEach(function (style) { style.remove(); });
+    document.head.appendChild(el("style", null, paper())).id = "deck-handout-paper";
+    if (made.sheets) root.dataset.handoutSheets = String(made.sheets.length);
+    if (made.key) document.body.appendChild(made.key);
+    return made.count;
   };
+
+  // The handout laid out beside the print layout, which stays: {container (off stage), key,
+  // sheets, count}, for deck/publish/handout_page.js (the printer's) to make a page of.
+  window.deckHandoutBuild = function (kind, options) {
+    if (shown) restore();
+    return build(kind === "student" ? "student" : "lecturer", settings(options));
+  };
+  window.deckHandoutPaper = paper;
 })();
