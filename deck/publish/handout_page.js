@@ -16,12 +16,14 @@
   var root = document.createElement("html");
   root.className = document.documentElement.className + " deck-handout deck-handout-" + kind;
   root.setAttribute("lang", document.documentElement.lang);
+  var body = document.createElement("body"); // (its classes: reveal.js sets line heights)
+  body.className = document.body.className;
   var reveal = document.createElement("div");
   reveal.className = document.querySelector(".reveal").className;
   reveal.appendChild(made.container); // (moved out of this page)
   var page = "<!DOCTYPE html>\n" + root.outerHTML.replace(/<\/html>$/, "") +
     '<head><meta charset="utf-8">' + title.outerHTML + head + paper.outerHTML +
-    "</head><body>" + reveal.outerHTML + (made.key ? made.key.outerHTML : "") +
-    "</body></html>";
+    "</head>" + body.outerHTML.replace(/<\/body>$/, "") + reveal.outerHTML +
+    (made.key ? made.key.outerHTML : "") + "</body></html>";
   return page;
 }

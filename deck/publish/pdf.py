@@ -64,9 +64,60 @@ OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((s
   const padRight = parseFloat(getComputedStyle(section).paddingRight) || 0;
   return {slide: i + 1, source: section.dataset.source || '',
           dx: Math.round(right - (box.left + WIDTH - padRight + 8)),
-          dy: Math.round(bottom - (box.top + HEIGHT - 16)), column: colOver};
-}).filter(o => o.dx > 0 || o.dy > 0 || o.column > 0)"""
-OVERFLOW = OVERFLOW.replace("WIDTH", str(SLIDE_WIDTH)).replace("HEIGHT", str(SLIDE_HEIGHT))
+          dy: Math.round(bottom - (box.top + HEIGHT - 16)), column: colOver,
+          under: underReserved(section, box)};
+}).filter(o => o.dx > 0 || o.dy > 0 || o.column > 0 || o.under.length)"""
+# What the presenter's screen lays over a slide: reveal.js's arrows (bottom right: measured at
+# 1280×720, x ≥ 1204, y ≥ 675 of the slide), the slide number and a footer. Text (its line
+# boxes, not its paragraph's) and pictures, code and tables must keep out of them.
+RESERVED = """function underReserved(section, box) {
+  const page = section.closest('.pdf-page') || section;
+  const grow = (r, d) => ({left: r.left - d, top: r.top - d,
+                           right: r.right + d, bottom: r.bottom + d});
+  const zones = [];
+  if (!window.Reveal || Reveal.getConfig().controls !== false) {
+    const right = box.left + WIDTH, bottom = box.top + HEIGHT;
+    zones.push(['the controls',
+                {left: right - CONTROLS_W, top: bottom - CONTROLS_H, right, bottom}]);
+  }
+  page.querySelectorAll('.slide-number-pdf, .footer').forEach(e => {
+    const r = e.getBoundingClientRect();
+    const name = e.matches('.footer') ? 'the footer' : 'the slide number';
+    if (r.width && r.height) zones.push([name, grow(r, 4)]);
+  });
+  const skip = 'aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml, .footer, ' +
+               '.slide-number-pdf';
+  const boxes = [];
+  const range = document.createRange();
+  const walker = document.createTreeWalker(section, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const e = n.parentElement;
+    if (!/[^\\s\\u200b]/.test(n.textContent) || !e || e.closest(skip)) continue;
+    range.selectNodeContents(n);
+    boxes.push(...range.getClientRects());
+  }
+  section.querySelectorAll('img, pre, svg:not(svg svg), canvas, video, table').forEach(e => {
+    if (!e.closest(skip)) boxes.push(e.getBoundingClientRect());
+  });
+  const under = {};
+  for (const r of boxes) {
+    for (const [name, z] of zones) {
+      const w = Math.min(r.right, z.right) - Math.max(r.left, z.left);
+      const h = Math.min(r.bottom, z.bottom) - Math.max(r.top, z.top);
+      if (w > 0.5 && h > 0.5) under[name] = Math.max(under[name] || 0, Math.round(Math.min(w, h)));
+    }
+  }
+  return Object.entries(under);
+}
+"""
+CONTROLS = (84, 50)  # px of the slide's bottom-right corner under reveal.js's arrows
+OVERFLOW = "() => { " + RESERVED + " return (" + OVERFLOW + ")(); }"
+OVERFLOW = (
+    OVERFLOW.replace("CONTROLS_W", str(CONTROLS[0]))
+    .replace("CONTROLS_H", str(CONTROLS[1]))
+    .replace("WIDTH", str(SLIDE_WIDTH))
+    .replace("HEIGHT", str(SLIDE_HEIGHT))
+)
 
 
 def chromium_path() -> str | None:
@@ -85,12 +136,18 @@ class Overflow:
     dx: int  # pixels past the right edge (≤ 0: fits)
     dy: int  # pixels past the bottom edge
     column: int = 0  # pixels some content runs out of its column into the next one
+    under: tuple[tuple[str, int], ...] = ()  # (what, px): runs under the controls, number, footer
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "under", tuple((str(w), int(d)) for w, d in self.under))
 
     def __str__(self) -> str:
         past = [f"{d} px {side}" for d, side in ((self.dx, "right"), (self.dy, "down")) if d > 0]
         if self.column > 0:
             past.append(f"{self.column} px out of its column")
-        return f"{self.source}: warning [overflow] slide {self.slide} overflows {', '.join(past)}"
+        said = [f"overflows {', '.join(past)}"] if past else []
+        said += [f"runs {d} px under {what}" for what, d in self.under]
+        return f"{self.source}: warning [overflow] slide {self.slide} {', '.join(said)}"
 
 
 def open_print_layout(browser, index_html: Path, slide_count: int):  # noqa: ANN001, ANN201

@@ -299,7 +299,6 @@
         used += GAP + h;
       }
       sheet.appendChild(it);
-      sheet.dataset.used = String(used);
     });
     return sheets;
   }
@@ -310,7 +309,7 @@
       var height = sheet.classList.contains("handout-sheet-wide") ? WIDE.height : PORTRAIT.height;
       var boxes = Array.prototype.filter.call(sheet.querySelectorAll(".handout-lines"),
         function (box) { return !box.closest(".handout-item-band"); });
-      var spare = height - parseFloat(sheet.dataset.used) - 2;
+      var spare = height - sheet.getBoundingClientRect().height - 2; // (as laid out now)
       var each = boxes.length ? Math.floor(spare / boxes.length / LINE) : 0;
       boxes.forEach(function (box) {
         for (var k = 0; k < each; k++) box.appendChild(el("div"));

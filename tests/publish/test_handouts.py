@@ -320,3 +320,12 @@ def test_bad_handout_settings_are_errors_at_their_line(tmp_path: Path, setting: 
     assert bad.returncode != 0
     assert f"content/hand/lesson.yml:{line}: error" in bad.stderr, bad.stderr
     assert (tmp_path / "dist/hand/index.html").read_bytes() == index
+
+
+def test_a_landscape_last_page_is_the_last_page(tmp_path: Path):
+    dense = SECTIONS["01-a.md"].split("## 长讲稿")[0].split("## 密集")[1]
+    write_lesson(tmp_path, {"01-a.md": f"## 一页\n\n大字。\n\n## 密集{dense}"}, name="hand")
+    proc = run_build(tmp_path, "hand")
+    assert proc.returncode == 0, proc.stderr
+    placed = placed_slides(tmp_path / "dist/hand/handout.pdf")
+    assert placed[-1] == [2] and all(placed)  # no blank page after the landscape one

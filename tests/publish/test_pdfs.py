@@ -96,3 +96,30 @@ def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
 
     found, _ = measure_overflow(browser, tmp_path / "dist/long/index.html", 3)
     assert (found.slide, found.source) == (2, "content/long/01-a.md:5") and found.dy > 300
+
+
+def test_content_under_the_arrows_is_named_with_its_source_line(tmp_path, browser):
+    from fixture_build import run_build
+
+    folder = tmp_path / "content" / "arrows"
+    folder.mkdir(parents=True)
+    (folder / "lesson.yml").write_text("title: arrows\n")
+    code = "\n".join(f"x_{n} = {n} * {n}  # 第 {n} 行，一直写到右边" for n in range(3))
+    (folder / "01-a.md").write_text(
+        "## 合适\n\n短。\n\n"
+        f"## 箭头下\n\n::: {{.absolute top=590 left=56 width=1168}}\n```python\n{code}\n```\n:::\n"
+    )
+    proc = run_build(tmp_path, "arrows", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    from deck.publish.pdf import measure_overflow
+
+    found = measure_overflow(browser, tmp_path / "dist/arrows/index.html", 2)
+    assert [(o.slide, o.source, o.dx, o.dy) for o in found] == [
+        (2, "content/arrows/01-a.md:5", found[0].dx, found[0].dy)
+    ]
+    assert found[0].dx <= 0 and found[0].dy <= 0  # on the page: only the arrows are in the way
+    under = dict(found[0].under)
+    assert under["the controls"] > 5
+    assert str(found[0]).startswith(
+        "content/arrows/01-a.md:5: warning [overflow] slide 2 runs "
+    ) and "px under the controls" in str(found[0])
