@@ -185,8 +185,6 @@ SLIDES_PDF = {
     "height": f"{SLIDE_HEIGHT}px",
     "margin": {"top": "0", "right": "0", "bottom": "0", "left": "0"},
 }
-# A handout as a light page of its own, from the print layout (handout.js lays it out).
-HANDOUT_PAGE = (Path(__file__).parent / "handout_page.js").read_text("utf-8")
 # The handouts' paper, margins and footers are handout.js's @page rules (A4, and A4
 # landscape for a dense slide's page of its own).
 HANDOUT_PDF = {"prefer_css_page_size": True}
@@ -204,10 +202,12 @@ def print_pdfs(
     overflow their page (measured when the slides themselves are printed).
 
     The deck is laid out and printed once, as the slides (`slides`: slides.pdf, printed now
-    or kept from the last build). Each handout is a light page (text, ruled lines, an empty
-    frame per slide) that Chromium prints in a fraction of the slides' time; compose.py then
-    places the slides' vector pages in the frames. So the three PDFs cost about one print
-    (bench/pdfs.py measures it); composing one handout runs while the next one prints.
+    or kept from the last build). Each handout is then a light page (text, ruled lines, an
+    empty frame per slide) in the same tab, which Chromium prints in a fraction of the
+    slides' time; compose.py places the slides' vector pages in the frames, while the next
+    handout prints. So the three PDFs cost about one print (bench/pdfs.py measures it).
+    (Printing the handouts in a second tab beside the slides was tried: the tab's start and
+    the light page's load cost more CPU than the overlap saved, measured under load.)
     `handout` holds the student handout's `per-page` and `lines` (lesson.yml).
     """
     import asyncio
@@ -232,9 +232,17 @@ async def _print_all(
 
     options = {"slots": True, "perPage": 2, **(handout or {})}
     url = index_html.resolve().as_uri() + "?print-pdf"
-    handouts = [job for job in jobs if job.handout]
-    printing_slides = [job for job in jobs if not job.handout]
     overflows: list[Overflow] = []
+    composing: list[asyncio.Future] = []
+
+    def composed(job: PrintJob, light: Path) -> None:
+        try:
+            compose(light, slides, job.path)
+        finally:
+            light.unlink(missing_ok=True)
+        if on_printed:
+            on_printed(job.path.name)
+
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
@@ -247,17 +255,10 @@ async def _print_all(
             pages = await page.evaluate(SETTLED)
             if pages != slide_count:
                 raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
-            # Each handout laid out here, beside the print layout, and saved as a light page
-            # of its own, printed in a second tab while this one prints the slides.
-            light = {}
-            for job in handouts:
-                html = await page.evaluate(HANDOUT_PAGE, [job.handout, options])
-                light[job] = job.path.with_name(f".{job.path.stem}.html")
-                light[job].write_text(html, "utf-8")
-
-            async def print_slides() -> None:
-                nonlocal overflows
-                for job in printing_slides:
+            # The slides first; then each handout takes the print layout's place in this page
+            # (a light page: nothing to lay out again) and is composed while the next prints.
+            for job in sorted(jobs, key=lambda job: job.handout != ""):
+                if not job.handout:
                     overflows = [Overflow(**o) for o in await page.evaluate(OVERFLOW)]
                     await page.pdf(
                         path=str(job.path),
@@ -268,41 +269,18 @@ async def _print_all(
                     )
                     if on_printed:
                         on_printed(job.path.name)
-
-            async def print_light() -> None:
-                if not handouts:
-                    return
-                tab = await browser.new_page(viewport=SLIDE_VIEWPORT)
-                await tab.emulate_media(media="print")
-                for job in handouts:
-                    await tab.goto(light[job].resolve().as_uri(), wait_until="load")
-                    await tab.evaluate(SETTLED)
-                    await tab.pdf(
-                        path=str(light[job].with_suffix(".pdf")),
-                        print_background=True,
-                        tagged=True,
-                        outline=True,
-                        **HANDOUT_PDF,
-                    )
-                await tab.close()
-
-            try:
-                await asyncio.gather(print_slides(), print_light())
-            finally:
-                for html in light.values():
-                    html.unlink(missing_ok=True)
+                    continue
+                await page.evaluate("([k, o]) => window.deckHandout(k, o)", [job.handout, options])
+                await page.evaluate(SETTLED)
+                light = job.path.with_name(f".{job.path.name}.light")
+                await page.pdf(
+                    path=str(light), print_background=True, tagged=True, outline=True, **HANDOUT_PDF
+                )
+                composing.append(asyncio.ensure_future(asyncio.to_thread(composed, job, light)))
             await page.close()
         finally:
+            await asyncio.gather(*composing, return_exceptions=True)
             await browser.close()
-
-    def composed(job: PrintJob) -> None:
-        printed = light[job].with_suffix(".pdf")
-        try:
-            compose(printed, slides, job.path)
-        finally:
-            printed.unlink(missing_ok=True)
-        if on_printed:
-            on_printed(job.path.name)
-
-    await asyncio.gather(*(asyncio.to_thread(composed, job) for job in handouts))
+    for future in composing:
+        future.result()  # a composition that failed fails the build
     return overflows

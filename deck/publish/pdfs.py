@@ -55,8 +55,7 @@ class Pdfs:
         PDF's layout shows it (`RenderedDeck.views`)."""
         folder = built.staging[DECK]
         base = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())
-        for name in ("compose.py", "handout_page.js"):
-            base.update((ENGINE / "publish" / name).read_bytes())
+        base.update((ENGINE / "publish" / "compose.py").read_bytes())
         base.update(printer_key(built.options.cache).encode())  # Chromium's version, the fonts
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             rel = path.relative_to(folder)

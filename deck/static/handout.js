@@ -387,12 +387,4 @@
     if (made.key) document.body.appendChild(made.key);
     return made.count;
   };
-
-  // The handout laid out beside the print layout, which stays: {container (off stage), key,
-  // sheets, count}, for deck/publish/handout_page.js (the printer's) to make a page of.
-  window.deckHandoutBuild = function (kind, options) {
-    if (shown) restore();
-    return build(kind === "student" ? "student" : "lecturer", settings(options));
-  };
-  window.deckHandoutPaper = paper;
 })();
