@@ -24,7 +24,7 @@
   var LINE = 25; // px between ruled lines (deck.css: .handout-lines > div)
   var FIGURE_TEXT = 14 * 4 / 3; // px: the engine's matplotlibrc text at a figure's own size
   var BASE = { 1: PORTRAIT.width, 2: 560, 3: 380 }; // a frame's width by slides per page
-  var LINES = { 1: 14, 2: 4, 3: 6 };
+  var LINES = { 1: 14, 2: 4, 3: 2 };
   var LECTURER_WIDTH = 520;
   var UNPRINTED = "aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml";
   var english = /^en/i.test(document.documentElement.lang);
