@@ -72,8 +72,6 @@ OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((s
 # boxes, not its paragraph's) and pictures, code and tables must keep out of them.
 RESERVED = """function underReserved(section, box) {
   const page = section.closest('.pdf-page') || section;
-  const grow = (r, d) => ({left: r.left - d, top: r.top - d,
-                           right: r.right + d, bottom: r.bottom + d});
   const zones = [];
   if (!window.Reveal || Reveal.getConfig().controls !== false) {
     const right = box.left + WIDTH, bottom = box.top + HEIGHT;
@@ -83,10 +81,10 @@ RESERVED = """function underReserved(section, box) {
   page.querySelectorAll('.slide-number-pdf, .footer').forEach(e => {
     const r = e.getBoundingClientRect();
     const name = e.matches('.footer') ? 'the footer' : 'the slide number';
-    if (r.width && r.height) zones.push([name, grow(r, 4)]);
+    if (r.width && r.height) zones.push([name, r]);
   });
   const skip = 'aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml, .footer, ' +
-               '.slide-number-pdf';
+               '.slide-number-pdf, .slide-logo';  // (the deck's furniture: beside the footer)
   const boxes = [];
   const range = document.createRange();
   const walker = document.createTreeWalker(section, NodeFilter.SHOW_TEXT);
