@@ -26,8 +26,10 @@ VIEWS = ("slides", "student", "lecturer")
 # PDF file → the layout `window.deckHandout(kind)` makes of the slides ("": slides as they are)
 PDFS = {"slides.pdf": "", "handout.pdf": "student", "notes.pdf": "lecturer"}
 VIEW_OF_LAYOUT = {"": "slides", "student": "student", "lecturer": "lecturer"}
-HANDOUT_PAPER = "A4"  # the handouts' paper size, and its margins (the footer sits in the bottom)
-HANDOUT_MARGINS = {"top": "14mm", "right": "15mm", "bottom": "16mm", "left": "15mm"}
+# The handouts' paper (A4, and A4 landscape for a dense slide's own page) and its margins are
+# deck/static/handout.js's @page rules: it lays the pages out to them.
+HANDOUT_PER_PAGE = (1, 2, 3)  # `handout: {per-page: …}` in lesson.yml; 2 unless said
+HANDOUT_MAX_LINES = 40  # `handout: {lines: …}`: ruled lines under each slide, at least
 
 # ---- UI strings -----------------------------------------------------------------------------
 # Quarto's callout titles (its language files), by the deck's `lang`.

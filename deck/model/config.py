@@ -89,6 +89,16 @@ class CitationConfig:
 
 
 @dataclass(frozen=True)
+class HandoutConfig:
+    """`handout:` in lesson.yml: slides per page of the students' handout (1, 2 or 3; a slide
+    too dense for that gets more room) and the ruled lines under each, at least (None: the
+    layout's own number)."""
+
+    per_page: int = 2
+    lines: int | None = None
+
+
+@dataclass(frozen=True)
 class LessonConfig:
     title: str | None = None
     subtitle: str | None = None
@@ -105,6 +115,7 @@ class LessonConfig:
     python: str = ""  # a `.qmd`'s cells run with this interpreter ("": this build's own)
     python_why: str = ""  # how it was chosen (QUARTO_PYTHON, a kernel, VIRTUAL_ENV…)
     kernel: str | None = None  # a `.qmd`'s `jupyter:` kernelspec name
+    handout: HandoutConfig = field(default_factory=HandoutConfig)
 
 
 @dataclass(frozen=True)

@@ -6,15 +6,12 @@ by deck.js), web fonts, and every image decoded. Never a fixed sleep.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from deck.publish.printer import chromium_executable
 from deck.theme import (
-    HANDOUT_MARGINS,
-    HANDOUT_PAPER,
     SLIDE_HEIGHT,
     SLIDE_VIEWPORT,
     SLIDE_WIDTH,
@@ -67,13 +64,57 @@ OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((s
   const padRight = parseFloat(getComputedStyle(section).paddingRight) || 0;
   return {slide: i + 1, source: section.dataset.source || '',
           dx: Math.round(right - (box.left + WIDTH - padRight + 8)),
-          dy: Math.round(bottom - (box.top + HEIGHT - 16)), column: colOver};
-}).filter(o => o.dx > 0 || o.dy > 0 || o.column > 0)"""
-OVERFLOW = OVERFLOW.replace("WIDTH", str(SLIDE_WIDTH)).replace("HEIGHT", str(SLIDE_HEIGHT))
-FOOTER = (
-    '<div style="width:100%;font-size:9px;color:#666;text-align:center;'
-    'font-family:Noto Sans CJK SC,sans-serif"><span class="title"></span> · '
-    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+          dy: Math.round(bottom - (box.top + HEIGHT - 16)), column: colOver,
+          under: underReserved(section, box)};
+}).filter(o => o.dx > 0 || o.dy > 0 || o.column > 0 || o.under.length)"""
+# What the presenter's screen lays over a slide: reveal.js's arrows (bottom right: measured at
+# 1280×720, x ≥ 1204, y ≥ 675 of the slide), the slide number and a footer. Text (its line
+# boxes, not its paragraph's) and pictures, code and tables must keep out of them.
+RESERVED = """function underReserved(section, box) {
+  const page = section.closest('.pdf-page') || section;
+  const zones = [];
+  if (!window.Reveal || Reveal.getConfig().controls !== false) {
+    const right = box.left + WIDTH, bottom = box.top + HEIGHT;
+    zones.push(['the controls',
+                {left: right - CONTROLS_W, top: bottom - CONTROLS_H, right, bottom}]);
+  }
+  page.querySelectorAll('.slide-number-pdf, .footer').forEach(e => {
+    const r = e.getBoundingClientRect();
+    const name = e.matches('.footer') ? 'the footer' : 'the slide number';
+    if (r.width && r.height) zones.push([name, r]);
+  });
+  const skip = 'aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml, .footer, ' +
+               '.slide-number-pdf, .slide-logo';  // (the deck's furniture: beside the footer)
+  const boxes = [];
+  const range = document.createRange();
+  const walker = document.createTreeWalker(section, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const e = n.parentElement;
+    if (!/[^\\s\\u200b]/.test(n.textContent) || !e || e.closest(skip)) continue;
+    range.selectNodeContents(n);
+    boxes.push(...range.getClientRects());
+  }
+  section.querySelectorAll('img, pre, svg:not(svg svg), canvas, video, table').forEach(e => {
+    if (!e.closest(skip)) boxes.push(e.getBoundingClientRect());
+  });
+  const under = {};
+  for (const r of boxes) {
+    for (const [name, z] of zones) {
+      const w = Math.min(r.right, z.right) - Math.max(r.left, z.left);
+      const h = Math.min(r.bottom, z.bottom) - Math.max(r.top, z.top);
+      if (w > 0.5 && h > 0.5) under[name] = Math.max(under[name] || 0, Math.round(Math.min(w, h)));
+    }
+  }
+  return Object.entries(under);
+}
+"""
+CONTROLS = (84, 50)  # px of the slide's bottom-right corner under reveal.js's arrows
+OVERFLOW = "() => { " + RESERVED + " return (" + OVERFLOW + ")(); }"
+OVERFLOW = (
+    OVERFLOW.replace("CONTROLS_W", str(CONTROLS[0]))
+    .replace("CONTROLS_H", str(CONTROLS[1]))
+    .replace("WIDTH", str(SLIDE_WIDTH))
+    .replace("HEIGHT", str(SLIDE_HEIGHT))
 )
 
 
@@ -93,12 +134,18 @@ class Overflow:
     dx: int  # pixels past the right edge (≤ 0: fits)
     dy: int  # pixels past the bottom edge
     column: int = 0  # pixels some content runs out of its column into the next one
+    under: tuple[tuple[str, int], ...] = ()  # (what, px): runs under the controls, number, footer
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "under", tuple((str(w), int(d)) for w, d in self.under))
 
     def __str__(self) -> str:
         past = [f"{d} px {side}" for d, side in ((self.dx, "right"), (self.dy, "down")) if d > 0]
         if self.column > 0:
             past.append(f"{self.column} px out of its column")
-        return f"{self.source}: warning [overflow] slide {self.slide} overflows {', '.join(past)}"
+        said = [f"overflows {', '.join(past)}"] if past else []
+        said += [f"runs {d} px under {what}" for what, d in self.under]
+        return f"{self.source}: warning [overflow] slide {self.slide} {', '.join(said)}"
 
 
 def open_print_layout(browser, index_html: Path, slide_count: int):  # noqa: ANN001, ANN201
@@ -136,13 +183,9 @@ SLIDES_PDF = {
     "height": f"{SLIDE_HEIGHT}px",
     "margin": {"top": "0", "right": "0", "bottom": "0", "left": "0"},
 }
-HANDOUT_PDF = {
-    "format": HANDOUT_PAPER,
-    "margin": HANDOUT_MARGINS,
-    "display_header_footer": True,
-    "header_template": "<span></span>",
-    "footer_template": FOOTER,
-}
+# The handouts' paper, margins and footers are handout.js's @page rules (A4, and A4
+# landscape for a dense slide's page of its own).
+HANDOUT_PDF = {"prefer_css_page_size": True}
 
 
 def print_pdfs(
@@ -150,27 +193,25 @@ def print_pdfs(
     jobs: list[PrintJob],
     slide_count: int,
     on_printed: Callable[[str], None] | None = None,
+    slides: Path | None = None,
+    handout: dict | None = None,
 ) -> list[Overflow]:
-    """Print every job from `index.html?print-pdf` in one browser. Returns the slides that
+    """Print every job from `index.html?print-pdf` in one page. Returns the slides that
     overflow their page (measured when the slides themselves are printed).
 
-    Where the time goes (66-slide lesson, quiet 2-core machine; bench/README.md has the
-    numbers): loading and laying out the deck is about 2 s of one core per page, and each
-    `page.pdf` 1.5–2.5 s, all in that page's renderer process, which is single-threaded.
-    So the jobs are dealt to at most one page per core ("lanes"); each lane loads the deck
-    once and prints its jobs in turn (`deckHandout` lays out each handout afresh from the
-    print layout). The slides come first in their lane, before any handout changes the page.
+    The deck is laid out and printed once, as the slides (`slides`: slides.pdf, printed now
+    or kept from the last build). Each handout is then a light page (text, ruled lines, an
+    empty frame per slide) in the same tab, which Chromium prints in a fraction of the
+    slides' time; compose.py places the slides' vector pages in the frames, while the next
+    handout prints. So the three PDFs cost about one print (bench/pdfs.py measures it).
+    (Printing the handouts in a second tab beside the slides was tried: the tab's start and
+    the light page's load cost more CPU than the overlap saved, measured under load.)
+    `handout` holds the student handout's `per-page` and `lines` (lesson.yml).
     """
     import asyncio
 
-    return asyncio.run(_print_all(index_html, jobs, slide_count, on_printed))
-
-
-def lanes(jobs: list[PrintJob], cores: int) -> list[list[PrintJob]]:
-    """The jobs dealt round-robin to at most `cores` pages, the slides (if any) first."""
-    ordered = sorted(jobs, key=lambda job: job.handout != "")
-    count = max(1, min(len(ordered), cores))
-    return [ordered[k::count] for k in range(count)]
+    slides = slides or index_html.with_name("slides.pdf")
+    return asyncio.run(_print_all(index_html, jobs, slide_count, on_printed, slides, handout))
 
 
 async def _print_all(
@@ -178,48 +219,66 @@ async def _print_all(
     jobs: list[PrintJob],
     slide_count: int,
     on_printed: Callable[[str], None] | None,
+    slides: Path,
+    handout: dict | None,
 ) -> list[Overflow]:
     import asyncio
 
     from playwright.async_api import async_playwright
 
+    from deck.publish.compose import compose
+
+    options = {"slots": True, "perPage": 2, **(handout or {})}
     url = index_html.resolve().as_uri() + "?print-pdf"
+    overflows: list[Overflow] = []
+    composing: list[asyncio.Future] = []
+
+    def composed(job: PrintJob, light: Path) -> None:
+        try:
+            compose(light, slides, job.path)
+        finally:
+            light.unlink(missing_ok=True)
+        if on_printed:
+            on_printed(job.path.name)
+
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
-
-            async def lane(jobs: list[PrintJob]) -> list[Overflow]:
-                page = await browser.new_page(viewport=SLIDE_VIEWPORT)
-                # Laid out for print from the start: `page.pdf` then reuses that style and
-                # layout instead of switching media twice (0.6–0.8 s less per PDF, measured).
-                await page.emulate_media(media="print")
-                await page.goto(url, wait_until="load")
-                await page.wait_for_function(READY, timeout=120_000)
-                pages = await page.evaluate(SETTLED)
-                if pages != slide_count:
-                    raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
-                overflows = []
-                for job in jobs:
-                    if job.handout:
-                        await page.evaluate("kind => window.deckHandout(kind)", job.handout)
-                        await page.evaluate(SETTLED)
-                        layout = HANDOUT_PDF
-                    else:
-                        overflows = [Overflow(**o) for o in await page.evaluate(OVERFLOW)]
-                        layout = SLIDES_PDF
+            page = await browser.new_page(viewport=SLIDE_VIEWPORT)
+            # Laid out for print from the start: `page.pdf` then reuses that style and layout
+            # instead of switching media twice (0.6–0.8 s less per PDF, measured).
+            await page.emulate_media(media="print")
+            await page.goto(url, wait_until="load")
+            await page.wait_for_function(READY, timeout=120_000)
+            pages = await page.evaluate(SETTLED)
+            if pages != slide_count:
+                raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
+            # The slides first; then each handout takes the print layout's place in this page
+            # (a light page: nothing to lay out again) and is composed while the next prints.
+            for job in sorted(jobs, key=lambda job: job.handout != ""):
+                if not job.handout:
+                    overflows = [Overflow(**o) for o in await page.evaluate(OVERFLOW)]
                     await page.pdf(
                         path=str(job.path),
                         print_background=True,
                         tagged=True,
                         outline=True,
-                        **layout,
+                        **SLIDES_PDF,
                     )
                     if on_printed:
                         on_printed(job.path.name)
-                await page.close()
-                return overflows
-
-            found = await asyncio.gather(*(lane(js) for js in lanes(jobs, os.cpu_count() or 1)))
+                    continue
+                await page.evaluate("([k, o]) => window.deckHandout(k, o)", [job.handout, options])
+                await page.evaluate(SETTLED)
+                light = job.path.with_name(f".{job.path.name}.light")
+                await page.pdf(
+                    path=str(light), print_background=True, tagged=True, outline=True, **HANDOUT_PDF
+                )
+                composing.append(asyncio.ensure_future(asyncio.to_thread(composed, job, light)))
+            await page.close()
         finally:
+            await asyncio.gather(*composing, return_exceptions=True)
             await browser.close()
-    return [o for overflows in found for o in overflows]
+    for future in composing:
+        future.result()  # a composition that failed fails the build
+    return overflows

@@ -25,6 +25,17 @@ def pdf_digest(path: Path) -> str:
     return hashlib.sha256(PDF_DATES.sub(b"/\\1 (D:0)", path.read_bytes())).hexdigest()
 
 
+def handout_options(built: Built) -> dict[str, int]:
+    """`handout:` of lesson.yml as handout.js takes it: `perPage`, and `lines` when set."""
+    config = getattr(built.lesson.config, "handout", None)
+    if config is None:
+        return {"perPage": 2}
+    options = {"perPage": config.per_page}
+    if config.lines is not None:
+        options["lines"] = config.lines
+    return options
+
+
 class Pdfs:
     name = "pdf"
     why_not = "build without --no-pdf to print them again"
@@ -44,6 +55,7 @@ class Pdfs:
         PDF's layout shows it (`RenderedDeck.views`)."""
         folder = built.staging[DECK]
         base = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())
+        base.update((ENGINE / "publish" / "compose.py").read_bytes())
         base.update(printer_key(built.options.cache).encode())  # Chromium's version, the fonts
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             rel = path.relative_to(folder)
@@ -54,6 +66,10 @@ class Pdfs:
             h = base.copy()
             h.update(f"\0{name}\0{layout}\0".encode())
             h.update(built.deck.views[VIEW_OF_LAYOUT[layout]].encode())
+            if layout:  # a handout: slides.pdf's pages are placed in it
+                h.update(built.deck.views["slides"].encode())
+            if layout == "student":  # `handout:` of lesson.yml lays it out
+                h.update(repr(sorted(handout_options(built).items())).encode())
             hashes[name] = h.hexdigest()
         return hashes
 
@@ -74,7 +90,14 @@ class Pdfs:
 
         progress.start("pdf", f"printing {', '.join(todo)}")
         try:
-            overflows = print_pdfs(staging / "index.html", jobs, len(built.deck.slides), printed)
+            overflows = print_pdfs(
+                staging / "index.html",
+                jobs,
+                len(built.deck.slides),
+                printed,
+                slides=staging / "slides.pdf",  # printed now, or kept from the last build
+                handout=handout_options(built),
+            )
         finally:
             progress.stop("pdf")
         seconds = time.perf_counter() - t0

@@ -25,6 +25,8 @@ from deck.model import (
     QuizConfig,
     WidgetSource,
 )
+from deck.model.config import HandoutConfig
+from deck.theme import HANDOUT_MAX_LINES, HANDOUT_PER_PAGE
 
 
 class Invalid(Exception):
@@ -194,6 +196,22 @@ def _quiz_mode(value: Any) -> str:
     return value
 
 
+def _per_page(value: Any) -> int:
+    if isinstance(value, bool) or value not in HANDOUT_PER_PAGE:
+        raise Invalid("must be 1, 2 or 3 (slides per page)")
+    return value
+
+
+def _lines(value: Any) -> int:
+    n = _int(value)
+    if not 0 <= n <= HANDOUT_MAX_LINES:
+        raise Invalid(f"must be a number of lines from 0 to {HANDOUT_MAX_LINES}")
+    return n
+
+
+HANDOUT_SCHEMA: dict[str, Check] = {"per-page": _per_page, "lines": _lines}
+
+
 TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "title": as_text,
     "subtitle": as_text,
@@ -204,6 +222,7 @@ TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "exec": EXEC_SCHEMA,
     "widgets": NodeCheck(read_widgets),
     "quiz": {"shuffle": _bool, "mode": _quiz_mode},
+    "handout": HANDOUT_SCHEMA,
 }
 
 
@@ -282,5 +301,7 @@ def config_from(values: dict[str, Any]) -> LessonConfig:
     exec_values = values.get("exec") or {}
     exec_config = ExecConfig(**{EXEC_FIELDS[k]: v for k, v in exec_values.items()})
     quiz_config = QuizConfig(**(values.get("quiz") or {}))
-    top = {k: v for k, v in values.items() if k not in ("exec", "quiz")}
-    return LessonConfig(**top, exec=exec_config, quiz=quiz_config)
+    handout = values.get("handout") or {}
+    handout_config = HandoutConfig(handout.get("per-page", 2), handout.get("lines"))
+    top = {k: v for k, v in values.items() if k not in ("exec", "quiz", "handout")}
+    return LessonConfig(**top, exec=exec_config, quiz=quiz_config, handout=handout_config)

@@ -1,36 +1,42 @@
-// Handouts, laid out from the deck's print layout (`index.html?print-pdf`, after reveal's
-// `pdf-ready`) and then printed on A4 by the PDF printer:
-//   deckHandout("student")  slides, quizzes without answers, ruled space to write; no speaker
-//                           notes, only what a slide's `::: handout` block says;
-//   deckHandout("lecturer") slides, speaker notes with their minutes, and an answer key at the
-//                           end (answer, explanation, the file:line behind each quiz).
-// Slides stay vector (CSS zoom). Items are packed onto pages by their measured height, two
-// slides to a page wherever they fit. `deckHandout()` alone means "lecturer". Each call starts
-// from the print layout, so one page can lay out (and print) one handout after another.
+// Handouts, laid out from the print layout (`index.html?print-pdf`, after `pdf-ready`).
+// "student": slides, quizzes without answers, `::: handout` blocks, lines to write on, no text
+// under 8 pt (each slide's smallest text sets its frame's least width; too dense for portrait:
+// an A4 landscape page, CSS named page `wide`); section titles a line over their first slide.
+// "lecturer": slides centred, notes and minutes flowing across pages, an answer key. {slots}:
+// each frame holds only a link to https://deck.invalid/slide/N, whose rectangle the printer
+// fills with page N of slides.pdf (compose.py); /picture/N (drawn: an `::: answer`), /band/N.
 (function () {
   "use strict";
-  // A4 at 96 px/in minus the printer's margins (15 mm each side, 14 mm top, 16 mm bottom).
-  var PAGE = { width: 680, height: 1009 };
+  var MM = 96 / 25.4;
+  // The content box of each paper (paper()'s @page rules): A4 minus its margins, in px.
+  var PORTRAIT = { width: Math.floor(182 * MM), height: Math.floor(271 * MM) - 4 };
+  var WIDE = { width: Math.floor(277 * MM), height: Math.floor(187 * MM) - 4 };
+  // The paper; the footer "title · page / pages" a margin box (cheaper than a footer template)
+  function paper() {
+    var footer = "@bottom-center { content: " + JSON.stringify(document.title + " · ") +
+      " counter(page) \" / \" counter(pages); font-size: 11px; color: #555; " +
+      "font-family: 'Noto Sans CJK SC', sans-serif; }";
+    return "@page { size: A4; margin: 12mm 14mm 14mm 14mm; " + footer + " } " +
+      "@page wide { size: A4 landscape; margin: 10mm 10mm 13mm 10mm; }";
+  }
+  var MIN_PT = 8.05; // (8 pt, and a little for rounding)
   var GAP = 14;
   var LINE = 25; // px between ruled lines (deck.css: .handout-lines > div)
-  var KINDS = {
-    student: { slideWidth: 620, lines: 4, notes: false },
-    lecturer: { slideWidth: 600, lines: 0, notes: true },
-  };
+  var FIGURE_TEXT = 14 * 4 / 3; // px: the engine's matplotlibrc text at a figure's own size
+  var BASE = { 1: PORTRAIT.width, 2: 560, 3: 380 }; // a frame's width by slides per page
+  var LINES = { 1: 14, 2: 4, 3: 2 };
+  var LECTURER_WIDTH = 520;
+  var UNPRINTED = "aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml";
   var english = /^en/i.test(document.documentElement.lang);
   var TEXT = english
     ? { slide: "Slide", min: "min", sofar: "so far", answer: "Answer: ", key: "Answer key",
         quiz: "Quiz", source: "Computed at", explain: "Why: ", inClass: "(Answer given in class.)",
-        shown: "Answer shown in class: ",
-        optional: "optional, not in the plan", plan: "Planned: ", optionalAdd: "optional slides add " }
+        shown: "Answer shown in class: ", optional: "optional, not in the plan", plan: "Planned: ", optionalAdd: "optional slides add " }
     : { slide: "幻灯片", min: "分钟", sofar: "累计", answer: "答案：", key: "测验答案",
         quiz: "测验", source: "计算出处", explain: "解析：", inClass: "（答案课上给出。）",
-        shown: "课上揭示的答案：",
-        optional: "可跳过，不计入计划", plan: "计划：", optionalAdd: "可跳过的页另加 " };
+        shown: "课上揭示的答案：", optional: "可跳过，不计入计划", plan: "计划：", optionalAdd: "可跳过的页另加 " };
 
-  function letter(n) {
-    return String.fromCharCode(65 + n);
-  }
+  function letter(n) { return String.fromCharCode(65 + n); }
 
   // An element holding `parts` in order: strings as text, nodes as copies of the deck's own
   // (never markup from strings: what the slides show as text stays text here).
@@ -43,15 +49,18 @@
     return e;
   }
 
-  // Copies of an element's children, as one fragment.
   function contents(node) {
-    var fragment = document.createDocumentFragment();
-    node.childNodes.forEach(function (child) { fragment.appendChild(child.cloneNode(true)); });
-    return fragment;
+    var f = document.createDocumentFragment();
+    node.childNodes.forEach(function (child) { f.appendChild(child.cloneNode(true)); });
+    return f;
   }
 
-  function strong(text) {
-    return el("strong", null, text);
+  function strong(text) { return el("strong", null, text); }
+
+  function mark(what) {
+    var a = el("a", "handout-slot");
+    a.href = "https://deck.invalid/" + what;
+    return a;
   }
 
   function rightChoice(quiz) {
@@ -60,72 +69,71 @@
     return { index: k, node: k >= 0 ? choices[k] : document.createElement("span") };
   }
 
-  function minutes(section) {
-    return (parseInt(section.dataset.timing || "0", 10) || 0) / 60;
-  }
+  function minutes(section) { return (parseInt(section.dataset.timing || "0", 10) || 0) / 60; }
 
-  // A slide marked `{.optional}`: its own minutes, kept out of the plan (deck.js).
   function optionalMinutes(section) {
     return (parseInt(section.dataset.optionalTiming || "0", 10) || 0) / 60;
   }
 
-  function item(page, n, kind, clock) {
-    var spec = KINDS[kind];
-    var section = page.querySelector("section");
-    var wrap = el("div", "handout-item");
-    var frame = el("div", "handout-frame");
-    frame.style.width = spec.slideWidth + "px";
-    frame.style.height = (spec.slideWidth * 9) / 16 + "px";
-    page.style.zoom = String(spec.slideWidth / 1280);
-    page.parentNode.insertBefore(wrap, page);
-    frame.appendChild(page);
-    wrap.appendChild(frame);
+  // The smallest text a printed page shows, in px at 1280 px wide: every visible text (HTML,
+  // inline SVG), a figure's text at its engine size scaled as the figure is shown.
+  function smallestText(page) {
+    var least = Infinity;
+    var walker = document.createTreeWalker(page, NodeFilter.SHOW_TEXT);
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!/[^\s\u200b]/.test(n.textContent)) continue;
+      var e = n.parentElement;
+      if (!e || e.closest(UNPRINTED) || !e.getClientRects().length) continue;
+      var style = getComputedStyle(e);
+      if (style.visibility === "hidden") continue;
+      var m = e instanceof SVGElement && e.getScreenCTM();
+      least = Math.min(least, parseFloat(style.fontSize) * (m ? Math.hypot(m.c, m.d) : 1));
+    }
+    page.querySelectorAll("img").forEach(function (img) {
+      if (!/\.svg($|\?)/i.test(img.getAttribute("src") || "") || !img.naturalWidth) return;
+      var r = img.getBoundingClientRect();
+      if (r.width) least = Math.min(least, (FIGURE_TEXT * r.width) / img.naturalWidth);
+    });
+    return least;
+  }
 
+  // A frame holding the slide (drawn, or an empty slot to fill from slides.pdf).
+  function frame(page, n, width, drawn) {
+    var box = el("div", "handout-frame");
+    box.style.width = width + "px";
+    box.style.height = (width * 9) / 16 + "px";
+    if (drawn) {
+      page.style.zoom = String(width / 1280);
+      box.appendChild(page);
+      if (drawn === "picture") box.appendChild(mark("picture/" + (n + 1)));
+    } else {
+      box.appendChild(mark("slide/" + (n + 1)));
+      page.remove();
+    }
+    return box;
+  }
+
+  // The text beside a slide: handout blocks (both), notes, answers (the lecturer's).
+  function textOf(page, section, n, spec, clock) {
     var text = el("div", "handout-text");
     page.querySelectorAll(".handout").forEach(function (block) {
       text.appendChild(el("div", "handout-block", contents(block)));
       block.remove();
     });
-    var notes = page.querySelector("aside.notes");
-    var quizzes = page.querySelectorAll(".quiz");
-    // `::: answer` blocks: the lecturer reads them with the notes; students get a line instead.
     var answers = Array.prototype.slice.call(page.querySelectorAll(".deck-answer"));
-    answers.forEach(function (block) {
+    answers.forEach(function (block, k) {
       if (spec.notes) {
-        var moved = el("div", "handout-answer-block");
-        moved.appendChild(el("strong")).textContent = TEXT.shown;
+        var moved = el("div", "handout-answer-block", strong(TEXT.shown));
         while (block.firstChild) moved.appendChild(block.firstChild);
         block.remove();
-        answers[answers.indexOf(block)] = moved;
+        answers[k] = moved;
       } else {
-        var line = el("p", "deck-answer-omitted");
-        line.textContent = TEXT.inClass;
-        block.replaceWith(line);
+        block.replaceWith(el("p", "deck-answer-omitted", TEXT.inClass));
       }
     });
-    if (spec.notes) {
-      var meta = TEXT.slide + " " + (n + 1);
-      if (minutes(section)) {
-        meta += " · " + minutes(section) + " " + TEXT.min + " · " + TEXT.sofar + " " + clock.done +
-          " / " + clock.total + " " + TEXT.min;
-      } else if (section.classList.contains("optional")) {
-        meta += " · " + TEXT.optional;
-        if (optionalMinutes(section)) meta += " · " + optionalMinutes(section) + " " + TEXT.min;
-      }
-      text.insertBefore(el("div", "handout-meta", meta), text.firstChild);
-      if (n === 0 && clock.total) {
-        var plan = TEXT.plan + clock.total + " " + TEXT.min;
-        if (clock.optional) plan += " · " + TEXT.optionalAdd + clock.optional + " " + TEXT.min;
-        text.insertBefore(el("div", "handout-meta handout-plan"), text.firstChild).textContent = plan;
-      }
-      if (notes) text.appendChild(el("div", "handout-notes", contents(notes)));
-      answers.forEach(function (moved) { text.appendChild(moved); });
-      quizzes.forEach(function (quiz) {
-        var right = rightChoice(quiz);
-        text.appendChild(el("div", "handout-answer",
-          strong(TEXT.answer + letter(right.index) + "."), " ", contents(right.node)));
-      });
-    } else {
+    var notes = page.querySelector("aside.notes");
+    var quizzes = page.querySelectorAll(".quiz");
+    if (!spec.notes) {
       // Nothing a student should not read yet stays in the page, printed or not.
       if (notes) notes.remove();
       quizzes.forEach(function (quiz) {
@@ -133,20 +141,92 @@
         quiz.querySelectorAll("[data-correct]").forEach(function (b) { b.removeAttribute("data-correct"); });
         quiz.removeAttribute("data-source");
       });
+      return text;
+    }
+    var meta = TEXT.slide + " " + (n + 1);
+    if (minutes(section)) {
+      meta += " · " + minutes(section) + " " + TEXT.min + " · " + TEXT.sofar + " " + clock.done +
+        " / " + clock.total + " " + TEXT.min;
+    } else if (section.classList.contains("optional")) {
+      meta += " · " + TEXT.optional;
+      if (optionalMinutes(section)) meta += " · " + optionalMinutes(section) + " " + TEXT.min;
+    }
+    text.insertBefore(el("div", "handout-meta", meta), text.firstChild);
+    if (n === 0 && clock.total) {
+      var plan = TEXT.plan + clock.total + " " + TEXT.min;
+      if (clock.optional) plan += " · " + TEXT.optionalAdd + clock.optional + " " + TEXT.min;
+      text.insertBefore(el("div", "handout-meta handout-plan", plan), text.firstChild);
+    }
+    if (notes) {
+      text.appendChild(el("div", "handout-notes", contents(notes)));
+      notes.remove();
+    }
+    answers.forEach(function (moved) { text.appendChild(moved); });
+    quizzes.forEach(function (quiz) {
+      var right = rightChoice(quiz);
+      text.appendChild(el("div", "handout-answer",
+        strong(TEXT.answer + letter(right.index) + "."), " ", contents(right.node)));
+    });
+    return text;
+  }
+
+  function ruled(count) {
+    var lines = el("div", "handout-lines");
+    lines.setAttribute("aria-hidden", "true");
+    for (var k = 0; k < count; k++) lines.appendChild(el("div"));
+    return lines;
+  }
+
+  // A section-title slide (a heading and a line or two): a band of text, not half a page.
+  function isBand(section) {
+    return section.classList.contains("section-title") &&
+      !section.classList.contains("title-slide") &&
+      !section.querySelector("img, svg, table, pre, .katex, .widget, .quiz, .deck-answer");
+  }
+
+  function band(page, section, n) {
+    var heading = section.querySelector("h1, h2");
+    var box = el("div", "handout-band", mark("band/" + (n + 1)));
+    box.appendChild(el("div", "handout-band-title", heading ? contents(heading) : ""));
+    var body = section.querySelector(".slide-body");
+    if (body) box.appendChild(el("div", "handout-band-body", contents(body)));
+    return box;
+  }
+
+  function item(page, n, kind, options, clock, least) {
+    var spec = { notes: kind === "lecturer" };
+    var section = page.querySelector("section");
+    var wrap = el("div", "handout-item");
+    page.parentNode.insertBefore(wrap, page);
+    var differs = page.querySelector(".deck-answer") !== null;
+    var text = textOf(page, section, n, spec, clock);
+    if (isBand(section)) {
+      wrap.classList.add("handout-item-band");
+      wrap.appendChild(band(page, section, n));
+      page.remove();
+    } else {
+      var width = LECTURER_WIDTH;
+      if (!spec.notes) {
+        var need = Math.ceil((MIN_PT * 4 / 3) * 1280 / least);
+        width = Math.max(BASE[options.perPage], isFinite(need) ? need : 0);
+        if (width > PORTRAIT.width) {
+          wrap.classList.add("handout-item-wide");
+          width = Math.min(width, WIDE.width);
+        } else if (options.perPage === 3 && width <= BASE[3]) {
+          wrap.classList.add("handout-item-row");
+        }
+      }
+      var drawn = !options.slots || (differs ? "picture" : "");
+      wrap.appendChild(frame(page, n, width, drawn));
     }
     if (text.childNodes.length) wrap.appendChild(text);
-    if (spec.lines) {
-      var lines = el("div", "handout-lines");
-      lines.setAttribute("aria-hidden", "true");
-      for (var k = 0; k < spec.lines; k++) lines.appendChild(el("div"));
-      wrap.appendChild(lines);
-    }
+    if (!spec.notes && !isBand(section)) wrap.appendChild(ruled(options.lines));
     return wrap;
   }
 
   function answerKey(pages) {
     var key = el("div", "handout-key");
-    key.appendChild(el("h1", null, TEXT.key));
+    key.appendChild(el("h1", null, mark("key"), TEXT.key));
     var n = 0;
     pages.forEach(function (page, p) {
       var section = page.querySelector("section");
@@ -162,13 +242,10 @@
           strong(TEXT.answer + letter(right.index) + "."), " ", contents(right.node)));
         var explain = quiz.querySelector(".quiz-explain");
         if (explain) {
-          entry.appendChild(el("div", "handout-key-explain",
-            strong(TEXT.explain), contents(explain)));
+          entry.appendChild(el("div", "handout-key-explain", strong(TEXT.explain), contents(explain)));
         }
-        var source = quiz.dataset.source || section.dataset.source || "";
-        var where = el("div", "handout-key-source");
-        where.appendChild(el("strong", null, TEXT.source + " "));
-        where.appendChild(el("code")).textContent = source;
+        var where = el("div", "handout-key-source", el("strong", null, TEXT.source + " "));
+        where.appendChild(el("code")).textContent = quiz.dataset.source || section.dataset.source || "";
         entry.appendChild(where);
         key.appendChild(entry);
       });
@@ -176,17 +253,45 @@
     return n ? key : null;
   }
 
-  // Groups the items into pages: as many as fit by height, in order. All heights are read
-  // before anything moves (one layout, not one per item).
-  function pack(container, items, height) {
-    var heights = items.map(function (it) { return it.getBoundingClientRect().height; });
+  // A section's title band goes on top of its first slide, never alone at a page's foot.
+  function keepBandsWithTheirSlide(items) {
+    var isBandItem = function (it) { return it && it.classList.contains("handout-item-band"); };
+    return items.filter(function (it, k) {
+      if (!isBandItem(it) || !items[k + 1] || isBandItem(items[k + 1])) return true;
+      items[k + 1].insertBefore(it.firstChild, items[k + 1].firstChild);
+      it.remove();
+      return false;
+    });
+  }
+
+  // An item taller than its sheet gives up ruled lines until it fits.
+  function fit(it, height) {
+    var lines = it.querySelector(".handout-lines");
+    var over = it.getBoundingClientRect().height - height;
+    while (over > 0 && lines && lines.lastChild) {
+      lines.lastChild.remove();
+      over -= LINE;
+    }
+    return it.getBoundingClientRect().height;
+  }
+
+  // The student's items on sheets, one sheet a printed page: as many as fit by height, in
+  // order; a wide item alone on a landscape sheet. Heights are read before anything moves.
+  function pack(container, items) {
+    var heights = items.map(function (it) {
+      var room = it.classList.contains("handout-item-wide") ? WIDE.height : PORTRAIT.height;
+      var h = it.getBoundingClientRect().height;
+      return h > room ? fit(it, room) : h;
+    });
     var sheets = [];
     var sheet = null;
     var used = 0;
     items.forEach(function (it, k) {
+      var wide = it.classList.contains("handout-item-wide");
       var h = heights[k];
-      if (!sheet || used + GAP + h > height) {
-        sheet = el("div", "handout-sheet");
+      if (!sheet || wide || sheet.classList.contains("handout-sheet-wide") ||
+          used + GAP + h > PORTRAIT.height) {
+        sheet = el("div", wide ? "handout-sheet handout-sheet-wide" : "handout-sheet");
         container.insertBefore(sheet, it);
         sheets.push(sheet);
         used = h;
@@ -194,16 +299,17 @@
         used += GAP + h;
       }
       sheet.appendChild(it);
-      sheet.dataset.used = String(used);
     });
     return sheets;
   }
 
-  // What a page has left goes to the writing space of its slides, in whole lines.
-  function moreLines(sheets, height) {
+  // What a sheet has left goes to the writing space of its slides, in whole lines.
+  function moreLines(sheets) {
     sheets.forEach(function (sheet) {
-      var boxes = sheet.querySelectorAll(".handout-lines");
-      var spare = height - parseFloat(sheet.dataset.used) - 2;
+      var height = sheet.classList.contains("handout-sheet-wide") ? WIDE.height : PORTRAIT.height;
+      var boxes = Array.prototype.filter.call(sheet.querySelectorAll(".handout-lines"),
+        function (box) { return !box.closest(".handout-item-band"); });
+      var spare = height - sheet.getBoundingClientRect().height - 2; // (as laid out now)
       var each = boxes.length ? Math.floor(spare / boxes.length / LINE) : 0;
       boxes.forEach(function (box) {
         for (var k = 0; k < each; k++) box.appendChild(el("div"));
@@ -211,50 +317,74 @@
     });
   }
 
-  // The print layout as it was before the first handout, so that one loaded page can print
-  // the slides and then each handout in turn (`deckHandout` starts from it every time).
-  var saved = null;
+  // Each slide's smallest text, measured once in the print layout; the print layout itself
+  // while a handout stands in its place (`deckHandout`).
+  var least = null;
+  var shown = null;
+
+  function settings(options) {
+    options = options || {};
+    var perPage = [1, 2, 3].indexOf(options.perPage) >= 0 ? options.perPage : 2;
+    var lines = options.lines >= 0 ? Math.floor(options.lines) : LINES[perPage];
+    return { slots: !!options.slots, perPage: perPage, lines: lines };
+  }
+
+  // The handout laid out in a container of its own beside the slides (`.reveal > .slides`
+  // too, so the theme's rules reach it), from copies of the printed pages: the print layout
+  // itself is left as it is. Returns the container and the answer key (lecturer).
+  function build(kind, options) {
+    var slides = document.querySelector(".reveal .slides");
+    var pages = Array.prototype.slice.call(slides.querySelectorAll(".pdf-page"));
+    if (!least) least = pages.map(smallestText);
+    var container = el("div", "slides deck-handout deck-handout-offstage deck-handout-" + kind);
+    slides.parentNode.appendChild(container);
+    var sum = function (f) {
+      return pages.reduce(function (s, p) { return s + f(p.querySelector("section")); }, 0);
+    };
+    var clock = { done: 0, total: sum(minutes), optional: sum(optionalMinutes) };
+    var key = kind === "lecturer" ? answerKey(pages) : null;
+    var items = pages.map(function (page, n) {
+      clock.done += minutes(page.querySelector("section"));
+      var copy = container.appendChild(page.cloneNode(true));
+      return item(copy, n, kind, options, clock, least[n]);
+    });
+    var sheets = null;
+    if (kind === "student") {
+      items = keepBandsWithTheirSlide(items);
+      sheets = pack(container, items);
+      moreLines(sheets);
+      if (sheets.length) sheets[sheets.length - 1].classList.add("handout-sheet-last");
+    }
+    return { container: container, key: key, sheets: sheets, count: pages.length };
+  }
 
   function restore() {
     var root = document.documentElement;
     root.classList.remove("deck-handout", "deck-handout-student", "deck-handout-lecturer");
     delete root.dataset.handoutSheets;
-    document.querySelectorAll(".handout-key").forEach(function (key) { key.remove(); });
-    var fresh = saved.slides.cloneNode(true);
-    document.querySelector(".reveal .slides").replaceWith(fresh);
-    saved.styles.forEach(function (style) { document.head.appendChild(style); });
+    document.querySelectorAll(".handout-key, #deck-handout-paper").forEach(function (e) { e.remove(); });
+    shown.container.replaceWith(shown.slides);
+    shown.styles.forEach(function (style) { document.head.appendChild(style); });
+    shown = null;
   }
 
+  // The handout shown in this page, in place of the print layout (which comes back on the
+  // next call): to print the page itself, or to look at it.
   window.deckHandout = function (kind, options) {
-    kind = KINDS[kind] ? kind : "lecturer";
-    var height = (options && options.pageHeight) || PAGE.height;
+    kind = kind === "student" ? "student" : "lecturer";
+    if (shown) restore();
+    var made = build(kind, settings(options));
     var root = document.documentElement;
-    if (saved) {
-      restore();
-    } else {
-      saved = { slides: document.querySelector(".reveal .slides").cloneNode(true), styles: [] };
-      document.querySelectorAll("style").forEach(function (style) {
-        if (/@page/.test(style.textContent)) saved.styles.push(style);
-      });
-    }
+    var styles = Array.prototype.slice.call(document.querySelectorAll("style"));
+    shown = { slides: document.querySelector(".reveal .slides"), container: made.container,
+              styles: styles.filter(function (style) { return /@page/.test(style.textContent); }) };
+    made.container.classList.remove("deck-handout-offstage");
+    shown.slides.replaceWith(made.container);
     root.classList.add("deck-handout", "deck-handout-" + kind);
-    saved.styles.forEach(function (style) { style.remove(); });
-    var container = document.querySelector(".reveal .slides");
-    var pages = Array.prototype.slice.call(container.querySelectorAll(".pdf-page"));
-    var total = pages.reduce(function (s, p) { return s + minutes(p.querySelector("section")); }, 0);
-    var optional = pages.reduce(function (s, p) {
-      return s + optionalMinutes(p.querySelector("section"));
-    }, 0);
-    var clock = { done: 0, total: total, optional: optional };
-    var key = kind === "lecturer" ? answerKey(pages) : null;
-    var items = pages.map(function (page, n) {
-      clock.done += minutes(page.querySelector("section"));
-      return item(page, n, kind, clock);
-    });
-    var sheets = pack(container, items, height);
-    moreLines(sheets, height);
-    if (key) document.body.appendChild(key);
-    root.dataset.handoutSheets = String(sheets.length);
-    return pages.length;
+    shown.styles.forEach(function (style) { style.remove(); });
+    document.head.appendChild(el("style", null, paper())).id = "deck-handout-paper";
+    if (made.sheets) root.dataset.handoutSheets = String(made.sheets.length);
+    if (made.key) document.body.appendChild(made.key);
+    return made.count;
   };
 })();

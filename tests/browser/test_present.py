@@ -327,8 +327,10 @@ def test_quiz_works_by_keyboard_alone(deck):
 # ---- handouts ----------------------------------------------------------------------------
 
 
-def print_handout(browser: Browser, built: Built, kind: str, path: Path) -> int:
-    """Prints `kind` as pdf.py does; returns the number of pages the layout planned."""
+def print_handout(browser: Browser, built: Built, kind: str, path: Path) -> int | None:
+    """Prints `kind` as pdf.py does (the slides drawn in place rather than composed from
+    slides.pdf); returns the number of pages the student's layout planned (the lecturer's
+    notes flow: None)."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
         page.goto((built.out / "index.html").as_uri() + "?print-pdf")
@@ -337,13 +339,13 @@ def print_handout(browser: Browser, built: Built, kind: str, path: Path) -> int:
         page.evaluate("document.fonts.ready")
         page.pdf(
             path=str(path),
-            format="A4",
+            prefer_css_page_size=True,  # handout.js's paper: A4, A4 landscape for dense slides
             print_background=True,
-            margin=A4_MARGIN,
             tagged=True,
             outline=True,
         )
-        return int(page.evaluate("document.documentElement.dataset.handoutSheets"))
+        sheets = page.evaluate("document.documentElement.dataset.handoutSheets")
+        return int(sheets) if sheets else None
     finally:
         page.close()
 
@@ -351,6 +353,10 @@ def print_handout(browser: Browser, built: Built, kind: str, path: Path) -> int:
 def pdf_text(path: Path) -> str:
     text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True).stdout
     return unicodedata.normalize("NFKC", text)
+
+
+def pdf_text_of(page) -> str:  # noqa: ANN001
+    return unicodedata.normalize("NFKC", page.extract_text())
 
 
 def outline(path: Path) -> list[str]:
@@ -368,7 +374,7 @@ def test_student_handout_has_no_answers_no_notes_and_room_to_write(browser, buil
     path = tmp_path / "student.pdf"
     sheets = print_handout(browser, built, "student", path)
     pages = len(PdfReader(path).pages)
-    assert pages == sheets == 3  # six slides, two to a page
+    assert pages == sheets <= 6  # six slides, one or two to a page as their text allows
     text = pdf_text(path)
     assert "等于多少" in text  # the question is there...
     assert EXPLANATION not in text and "回答正确" not in text  # ...its answer is not
@@ -381,8 +387,9 @@ def test_lecturer_handout_has_notes_minutes_and_an_answer_key(browser, built, tm
     path = tmp_path / "lecturer.pdf"
     sheets = print_handout(browser, built, "lecturer", path)
     reader = PdfReader(path)
-    assert len(reader.pages) == sheets + 1  # the answer key on its own page
-    assert sheets <= 3
+    assert sheets is None  # the notes flow from page to page
+    assert len(reader.pages) <= 4  # ...packed, with the answer key on a page of its own
+    assert "测验答案" not in pdf_text_of(reader.pages[-2])
     text = pdf_text(path)
     assert "3 分钟。先让学生猜。" in text
     assert "幻灯片 3 · 3 分钟 · 累计 6 / 8.25 分钟" in text

@@ -39,7 +39,12 @@ def test_figures_are_vectors_in_the_pdf(mini: Built):
 
 def test_student_handout_has_the_slides_and_no_answers(mini: Built):
     reader = PdfReader(mini.out / "handout.pdf")
-    assert len(reader.pages) == 3  # six slides, two to a page, nothing after them
+    # two section titles as bands over their first slides; the formula's scripts and the
+    # figure's text need a landscape page each to stay 8 pt; the table and the quiz a portrait
+    sizes = [
+        (round(float(p.mediabox.width)), round(float(p.mediabox.height))) for p in reader.pages
+    ]
+    assert sizes == [(842, 595), (595, 842), (842, 595), (595, 842)]
     text = pdftotext(mini.out / "handout.pdf")
     assert "这里讲平方" not in text and "答案" not in text  # no notes, no answer key
     assert "平方的结果是 144" in text
@@ -47,13 +52,14 @@ def test_student_handout_has_the_slides_and_no_answers(mini: Built):
 
 def test_lecturer_notes_are_a4_with_notes_page_numbers_and_bookmarks(mini: Built):
     reader = PdfReader(mini.out / "notes.pdf")
-    # slides never split across pages, two to a page here, then the answer key: 3 + 1 pages
-    assert len(reader.pages) == 4
+    # slides never split across pages; the six slides and their notes packed on two pages,
+    # then the answer key
+    assert len(reader.pages) == 3
     box = reader.pages[0].mediabox
-    assert (round(float(box.width)), round(float(box.height))) == (596, 843)
+    assert (round(float(box.width)), round(float(box.height))) == (595, 842)
     text = pdftotext(mini.out / "notes.pdf")
     assert "这里讲平方：144。" in text  # speaker notes under the slide
-    assert "2 / 4" in text  # page numbers
+    assert "2 / 3" in text  # page numbers
     # pypdf reports some CJK glyphs as their Kangxi-radical twins: compare in NFKC
     pages = [unicodedata.normalize("NFKC", page.extract_text()) for page in reader.pages]
     assert "第二节:图" in pages[1] and "第一节:基础" in pages[0]  # NFKC: "：" → ":"
@@ -90,3 +96,30 @@ def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
 
     found, _ = measure_overflow(browser, tmp_path / "dist/long/index.html", 3)
     assert (found.slide, found.source) == (2, "content/long/01-a.md:5") and found.dy > 300
+
+
+def test_content_under_the_arrows_is_named_with_its_source_line(tmp_path, browser):
+    from fixture_build import run_build
+
+    folder = tmp_path / "content" / "arrows"
+    folder.mkdir(parents=True)
+    (folder / "lesson.yml").write_text("title: arrows\n")
+    code = "\n".join(f"x_{n} = {n} * {n}  # 第 {n} 行，一直写到右边" for n in range(3))
+    (folder / "01-a.md").write_text(
+        "## 合适\n\n短。\n\n"
+        f"## 箭头下\n\n::: {{.absolute top=590 left=56 width=1168}}\n```python\n{code}\n```\n:::\n"
+    )
+    proc = run_build(tmp_path, "arrows", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    from deck.publish.pdf import measure_overflow
+
+    found = measure_overflow(browser, tmp_path / "dist/arrows/index.html", 2)
+    assert [(o.slide, o.source, o.dx, o.dy) for o in found] == [
+        (2, "content/arrows/01-a.md:5", found[0].dx, found[0].dy)
+    ]
+    assert found[0].dx <= 0 and found[0].dy <= 0  # on the page: only the arrows are in the way
+    under = dict(found[0].under)
+    assert under["the controls"] > 5
+    assert str(found[0]).startswith(
+        "content/arrows/01-a.md:5: warning [overflow] slide 2 runs "
+    ) and "px under the controls" in str(found[0])

@@ -320,17 +320,6 @@ def test_a_kept_pdf_edited_by_hand_is_printed_again(tmp_path: Path):
     assert len(fresh) == len(good) and fresh.rstrip().endswith(b"%%EOF")
 
 
-def test_pdf_jobs_are_dealt_to_one_page_per_core_slides_first():
-    from deck.publish.pdf import PrintJob, lanes
-
-    slides, student, lecturer = (PrintJob(Path(n), k) for n, k in PDFS.items())
-    assert lanes([slides, student, lecturer], 2) == [[slides, lecturer], [student]]
-    assert lanes([lecturer, student, slides], 2) == [[slides, student], [lecturer]]
-    assert lanes([student, lecturer, slides], 1) == [[slides, student, lecturer]]
-    assert lanes([student, lecturer, slides], 8) == [[slides], [student], [lecturer]]
-    assert lanes([lecturer], 2) == [[lecturer]]
-
-
 # ---- the no-change build and what a build reports -------------------------------------------
 
 
