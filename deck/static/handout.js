@@ -27,7 +27,7 @@
   var LINES = { 1: 14, 2: 4, 3: 2 };
   var LECTURER_WIDTH = 520;
   var UNPRINTED = "aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml";
-  var english = /^en/i.test(document.documentElement.lang);
+  var english = !/^zh/i.test(document.documentElement.lang);  // English but for zh
   var TEXT = english
     ? { slide: "Slide", min: "min", sofar: "so far", answer: "Answer: ", key: "Answer key",
         quiz: "Quiz", source: "Computed at", explain: "Why: ", inClass: "(Answer given in class.)",
