@@ -71,11 +71,11 @@ WITH_TEXT = """() => {
 }"""
 
 
-def platform_fonts(page) -> list[tuple[str, str, str]]:  # noqa: ANN001
+def platform_fonts(page, least: int = 500) -> list[tuple[str, str, str]]:  # noqa: ANN001
     """(element's text, font, how) for every font Chromium drew a probed element's text with
     that is not a web font of the page (a fallback to an installed font)."""
     count = page.evaluate(WITH_TEXT)
-    assert count > 500  # the lesson's text was found
+    assert count > least  # the page's text was found
     cdp = page.context.new_cdp_session(page)
     cdp.send("DOM.enable")
     cdp.send("CSS.enable")
@@ -293,3 +293,33 @@ def test_the_characters_come_from_text_attributes_scripts_and_stylesheets(tmp_pa
     for char in "标中文&答😀😁→ aZ~":
         assert char in found, char
     assert "\uf101" not in found and "\n" not in found  # private use, controls
+
+
+def test_the_speaker_window_and_menu_show_their_text_in_the_shipped_faces(mini: Built, context):
+    page = context.new_page()
+    page.goto((mini.out / "index.html").as_uri())
+    page.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    page.keyboard.press("ArrowRight")
+    with page.expect_popup() as popup:
+        page.keyboard.press("s")
+    notes = popup.value
+    notes.wait_for_load_state()
+    notes.wait_for_function(
+        "() => (document.querySelector('.speaker-controls-notes') || {}).textContent"
+        "?.includes('这里讲平方')"
+    )
+    notes.evaluate("document.fonts.ready.then(() => true)")
+    assert (CJK, "400", "normal") in set(map(tuple, loaded_faces(notes)))
+    cdp = notes.context.new_cdp_session(notes)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    value = cdp.send(
+        "DOM.querySelector", {"nodeId": root, "selector": ".speaker-controls-notes .value"}
+    )
+    used = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": value["nodeId"]})["fonts"]
+    assert used and all(font["isCustomFont"] for font in used), used
+    notes.close()
+    page.keyboard.press("m")  # the slide menu lists the slides' titles
+    page.wait_for_selector(".slide-menu.active .slide-menu-item")
+    assert platform_fonts(page, least=5) == []
