@@ -16,6 +16,7 @@ character makes no subset.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import json
@@ -33,6 +34,9 @@ FOLDER = "fonts"  # under assets/, and under the build cache
 STYLESHEET = "fonts.css"  # under assets/ (from deck/static/), linked by deck.html.j2
 VERSION = "3"  # of what a subset holds (deck.publish.subset): a change makes every subset anew
 KEEP_CACHED = 64  # subsets kept in the cache, the least recently used dropped first
+# The character sets, one subset of each face apiece: the slides' (assets/fonts/, linked from
+# assets/fonts.css) and what the handout and the notes add (inlined in the page, see tiers()).
+TIERS = ("slides", "student", "lecturer")
 
 
 @dataclass(frozen=True)
@@ -89,20 +93,51 @@ def _unescape_css(text: str) -> str:
     return CSS_ESCAPE.sub(one, text)
 
 
+def _characters(path: Path) -> set[str]:
+    text = DATA_URL.sub("", path.read_text("utf-8", "replace"))
+    return page_characters(text) if path.suffix.lower() == ".html" else _shown(path.suffix, text)
+
+
+def _shown(suffix: str, text: str) -> set[str]:
+    text = _unescape_css(text) if suffix.lower() == ".css" else _unescape_js(text)
+    return {c for c in text if unicodedata.category(c) not in UNSHOWN}
+
+
+def page_characters(page: str) -> set[str]:
+    """The characters of a page (text, attribute values, inline scripts and styles)."""
+    return _shown(".html", html.unescape(DATA_URL.sub("", page)))
+
+
+def asset_characters(folder: Path) -> set[str]:
+    """Printable ASCII and the characters of every script and stylesheet under `folder`."""
+    found = set(ASCII)
+    for path in sorted(folder.rglob("*")):
+        if path.suffix.lower() in SHOWN - {".html"} and path.is_file():
+            if FOLDER not in path.relative_to(folder).parts:
+                found |= _characters(path)
+    return found
+
+
 def deck_characters(folder: Path) -> str:
     """Every character the deck in `folder` can show, sorted: from `index.html` (text and
     attribute values, entities decoded) and the scripts and stylesheets it loads (escapes
     decoded), plus printable ASCII. Controls and private-use characters are left out."""
-    found = set(ASCII)
-    for path in sorted(folder.rglob("*")):
-        if path.suffix.lower() not in SHOWN or not path.is_file() or FOLDER in path.parts:
-            continue
-        text = DATA_URL.sub("", path.read_text("utf-8", "replace"))
-        if path.suffix.lower() == ".html":
-            text = html.unescape(text)
-        text = _unescape_css(text) if path.suffix.lower() == ".css" else _unescape_js(text)
-        found.update(text)
-    return "".join(sorted(c for c in found if unicodedata.category(c) not in UNSHOWN))
+    return "".join(sorted(asset_characters(folder) | _characters(folder / "index.html")))
+
+
+def tiers(folder: Path, views: dict[str, str]) -> dict[str, str]:
+    """The deck's characters in three disjoint sets, by the view (`RenderedDeck.views`) that
+    first shows them: the slides (with the scripts and stylesheets), then what the students'
+    handout adds, then what the lecturer's notes add. A notes edit that brings a new
+    character changes the lecturer's subsets only, so the slides and handout PDFs (printed
+    from the slides' and students' views) are kept."""
+    page = (folder / "index.html").read_text("utf-8")
+    slides = asset_characters(folder) | page_characters(views.get("slides", page))
+    student = page_characters(views.get("student", page)) - slides
+    lecturer = page_characters(views.get("lecturer", page)) | page_characters(page)
+    lecturer -= slides | student
+    sets = (slides, student, lecturer)
+    return {tier: "".join(sorted(chars)) for tier, chars in zip(TIERS, sets, strict=True)}
 
 
 def locate(face: Face) -> tuple[Path, int] | None:
@@ -158,51 +193,111 @@ def _subset(path: Path, number: int, characters: str) -> bytes:
     return subset_face(path, number, characters)
 
 
-def font_face(face: Face) -> str:
+def font_face(face: Face, src: str, characters: str = "") -> str:
+    """The `@font-face` rule of a subset of `face` at `src`; with `characters`, for those alone
+    (a `unicode-range`, so the page loads it only where one of them is shown)."""
     style = "italic" if face.italic else "normal"
+    only = f" unicode-range: {unicode_range(characters)};" if characters else ""
     return (
         f'@font-face {{ font-family: "{face.family}"; font-weight: {face.weight}; '
-        f'font-style: {style}; font-display: block; src: url("{FOLDER}/{face.file}") '
-        'format("woff2"); }\n'
+        f'font-style: {style}; font-display: block; src: url("{src}") format("woff2");{only} }}\n'
     )
 
 
-def stage_fonts(folder: Path, cache: Path) -> Staged:
-    """Write the subsets and `assets/fonts.css` into the staged deck `folder` (its page,
-    scripts and stylesheets already there), taking subsets from `cache` when it has them."""
+def unicode_range(characters: str) -> str:
+    """`U+4E2D, U+4E8C-4E8D`: the code points, runs joined."""
+    points = sorted({ord(c) for c in characters})
+    runs: list[list[int]] = []
+    for point in points:
+        if runs and point == runs[-1][1] + 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    return ", ".join(f"U+{a:X}" if a == b else f"U+{a:X}-{b:X}" for a, b in runs)
+
+
+class _Subsets:
+    """Subsets of one face, from the cache or made (and cached)."""
+
+    def __init__(self, store: Path, face: Face, path: Path, number: int) -> None:
+        self.store, self.face, self.path, self.number = store, face, path, number
+        self.made = 0
+        self._cmap: set[int] | None = None
+
+    def covered(self, characters: str) -> str:
+        """Those of `characters` the face has a glyph for."""
+        if self._cmap is None:
+            from fontTools.ttLib import TTFont
+
+            font = TTFont(self.path, fontNumber=self.number, lazy=True)
+            self._cmap = set(font["cmap"].getBestCmap())
+        return "".join(c for c in characters if ord(c) in self._cmap)
+
+    def get(self, characters: str) -> bytes:
+        key = cache_key(self.path, self.number, self.face, characters)
+        cached = self.store / f"{key}.woff2"
+        try:
+            data = cached.read_bytes()
+            os.utime(cached)  # (recently used)
+            return data
+        except OSError:
+            pass
+        data = _subset(self.path, self.number, characters)
+        self.made += 1
+        try:
+            write_atomic(cached, data)
+        except OSError:
+            pass  # made again next build
+        return data
+
+
+def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) -> Staged:
+    """Write the subsets into the staged deck `folder` (its page, scripts and stylesheets
+    already there), taking them from `cache` when it has them: the slides' into
+    `assets/fonts/` with their rules appended to `assets/fonts.css`, what the handout and notes
+    add as `data:` URLs in a `<style>` at the end of the page's head."""
     t0 = time.perf_counter()
-    characters = deck_characters(folder)
+    sets = tiers(folder, views or {})
     store = cache / FOLDER
     target = folder / "assets" / FOLDER
     target.mkdir(parents=True, exist_ok=True)
-    rules = ["\n/* The faces of this deck, subset for its characters by deck.publish.fonts. */\n"]
+    rules = ["\n/* The faces of this deck, subset for its slides by deck.publish.fonts. */\n"]
+    inline: list[str] = []
     written, missing, made = [], [], 0
     for face in FACES:
         found = locate(face)
         if found is None:
             missing.append(face.file)
             continue
-        path, number = found
-        cached = store / f"{cache_key(path, number, face, characters)}.woff2"
-        try:
-            data = cached.read_bytes()
-            os.utime(cached)  # (recently used)
-        except OSError:
-            data = _subset(path, number, characters)
-            made += 1
-            try:
-                write_atomic(cached, data)
-            except OSError:
-                pass  # made again next build
-        (target / face.file).write_bytes(data)
-        rules.append(font_face(face))
+        subsets = _Subsets(store, face, *found)
+        (target / face.file).write_bytes(subsets.get(sets["slides"]))
+        rules.append(font_face(face, f"{FOLDER}/{face.file}"))
         written.append(face.file)
+        for tier in TIERS[1:]:
+            extra = subsets.covered(sets[tier]) if sets[tier] else ""
+            if extra:
+                data = base64.b64encode(subsets.get(extra)).decode("ascii")
+                inline.append(font_face(face, f"data:font/woff2;base64,{data}", extra))
+                written.append(f"{face.file} ({tier})")
+        made += subsets.made
     with open(folder / "assets" / STYLESHEET, "a", encoding="utf-8") as css:  # (copied)
         css.write("".join(rules))
+    if inline:
+        _inline(folder / "index.html", "".join(inline))
     if made:
         _prune(store)
     seconds = time.perf_counter() - t0
-    return Staged(tuple(written), made, len(characters), seconds, tuple(missing))
+    count = sum(len(chars) for chars in sets.values())
+    return Staged(tuple(written), made, count, seconds, tuple(missing))
+
+
+def _inline(page: Path, rules: str) -> None:
+    """Put `rules` in a `<style>` at the end of the page's head, after the stylesheets (the
+    last rule of a family is tried first), marked for the speaker window too."""
+    text = page.read_text("utf-8")
+    style = f"<style data-speaker-css data-deck-fonts>\n{rules}</style>\n"
+    at = text.find("</head>")
+    page.write_text(text[:at] + style + text[at:] if at >= 0 else style + text, "utf-8")
 
 
 def _prune(store: Path) -> None:

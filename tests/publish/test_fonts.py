@@ -4,6 +4,8 @@ and print layouts, cached by character set; the theme's unused font left out."""
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import re
 import subprocess
@@ -34,10 +36,26 @@ def shipped_faces(deck: Path) -> dict[tuple[str, int, str], Path]:
     return faces
 
 
-def cmap(path: Path) -> set[int]:
+def cmap(path: Path | bytes) -> set[int]:
     from fontTools.ttLib import TTFont
 
-    return set(TTFont(path)["cmap"].getBestCmap())
+    font = TTFont(io.BytesIO(path) if isinstance(path, bytes) else path)
+    return set(font["cmap"].getBestCmap())
+
+
+def inlined_faces(deck: Path) -> list[tuple[str, int, str, bytes]]:
+    """(family, weight, style, font) of each subset the page itself holds (what the handout
+    and notes add to the slides' characters)."""
+    page = (deck / "index.html").read_text("utf-8")
+    (style,) = re.findall(r"<style data-speaker-css data-deck-fonts>(.*?)</style>", page, re.S)
+    faces = []
+    for rule in re.findall(r"@font-face\s*\{([^}]*)\}", style):
+        family = re.search(r'font-family:\s*"([^"]+)"', rule).group(1)
+        weight = int(re.search(r"font-weight:\s*(\d+)", rule).group(1))
+        shape = re.search(r"font-style:\s*(\w+)", rule).group(1)
+        data = re.search(r'url\("data:font/woff2;base64,([^"]+)"\)', rule).group(1)
+        faces.append((family, weight, shape, base64.b64decode(data)))
+    return faces
 
 
 # ---- the main lesson: every character it shows renders in a face it ships ------------------
@@ -114,10 +132,15 @@ def test_the_subsets_hold_every_character_of_the_page_text_and_notes(lesson: Pat
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
     faces = shipped_faces(lesson)
     covered = cmap(faces[CJK, 400, "normal"]) | cmap(faces[MONO, 400, "normal"])
+    bold = cmap(faces[CJK, 700, "normal"])
+    assert bold == cmap(faces[CJK, 400, "normal"])
+    for family, weight, _, font in inlined_faces(lesson):  # (what the notes add)
+        covered |= cmap(font) if weight == 400 else set()
+        bold |= cmap(font) if (family, weight) == (CJK, 700) else set()
     wanted = {ord(c) for c in text if not c.isspace() and c.isprintable()}
     assert len(wanted) > 800  # the lesson's Chinese is there
     assert sorted(chr(c) for c in wanted - covered) == []
-    assert cmap(faces[CJK, 700, "normal"]) == cmap(faces[CJK, 400, "normal"])
+    assert sorted(chr(c) for c in wanted - bold if c > 0x2E80) == []  # CJK in bold too
 
 
 # ---- the fixture lesson: PDFs, loading, the single file ----------------------------------
@@ -259,11 +282,11 @@ def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypa
     monkeypatch.setattr(fonts, "_subset", counting)
     lesson = copy_fixture("mini", tmp_path)
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
-    assert len(calls) == len(fonts.FACES)  # a fresh cache: every face subset
+    assert len(calls) >= len(fonts.FACES)  # a fresh cache: every face subset
     subsets = tmp_path / "dist" / "mini" / "assets" / "fonts"
     first = {p.name: p.read_bytes() for p in subsets.iterdir()}
     cached = sorted((tmp_path / ".cache" / "fonts").iterdir())
-    assert len(cached) == len(fonts.FACES)
+    assert len(cached) == len(calls)
 
     calls.clear()  # the same characters in another order
     edit(lesson / "01-basics.md", "计算结果直接出现在幻灯片上。", "结果计算直接出现在幻灯片上。")
@@ -277,7 +300,7 @@ def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypa
     assert "龘" not in fonts.deck_characters(tmp_path / "dist" / "mini")
     edit(lesson / "01-basics.md", "结果计算直接", "龘结果计算直接")
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
-    assert len(calls) == len(fonts.FACES)
+    assert len(calls) == len(fonts.FACES)  # the slides' subsets (the notes add no new one)
     cjk = shipped_faces(tmp_path / "dist" / "mini")[CJK, 400, "normal"]
     assert ord("龘") in cmap(cjk)
 
@@ -323,3 +346,24 @@ def test_the_speaker_window_and_menu_show_their_text_in_the_shipped_faces(mini: 
     page.keyboard.press("m")  # the slide menu lists the slides' titles
     page.wait_for_selector(".slide-menu.active .slide-menu-item")
     assert platform_fonts(page, least=5) == []
+
+
+def test_a_notes_edit_with_a_new_character_changes_only_the_notes_subsets(tmp_path, monkeypatch):
+    """The slides' subsets (what slides.pdf and handout.pdf load) stay byte for byte, so a
+    notes edit still reprints notes.pdf alone; the new character is in the page's own faces."""
+    from deck.publish import fonts
+
+    calls: list[str] = []
+    real = fonts._subset
+    monkeypatch.setattr(fonts, "_subset", lambda *a: (calls.append(a[2]), real(*a))[1])
+    lesson = copy_fixture("mini", tmp_path)
+    assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
+    assets = tmp_path / "dist" / "mini" / "assets"
+    before = {p: p.read_bytes() for p in sorted(assets.rglob("*")) if p.is_file()}
+    calls.clear()
+    edit(lesson / "01-basics.md", "开场：介绍本节。", "开场：介绍本节。鼹鼠。")
+    assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
+    assert {p: p.read_bytes() for p in sorted(assets.rglob("*")) if p.is_file()} == before
+    assert len(calls) == 2 and all("鼹" in chars for chars in calls)  # the CJK regular, bold
+    added = [font for family, _, _, font in inlined_faces(assets.parent) if family == CJK]
+    assert len(added) == 2 and all({ord("鼹"), ord("鼠")} <= cmap(font) for font in added)
