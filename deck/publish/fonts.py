@@ -72,7 +72,7 @@ FACES = (
 ASCII = "".join(chr(c) for c in range(0x20, 0x7F))
 JS_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
 CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}) ?")
-DATA_URL = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]+")
+ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);?")
 SHOWN = {".html", ".js", ".css"}  # what the page loads that can put text on it
 UNSHOWN = {"Cc", "Cs", "Co", "Cn"}  # controls, surrogates, private use (icon fonts), unassigned
 
@@ -94,18 +94,23 @@ def _unescape_css(text: str) -> str:
 
 
 def _characters(path: Path) -> set[str]:
-    text = DATA_URL.sub("", path.read_text("utf-8", "replace"))
+    text = path.read_text("utf-8", "replace")
     return page_characters(text) if path.suffix.lower() == ".html" else _shown(path.suffix, text)
 
 
 def _shown(suffix: str, text: str) -> set[str]:
-    text = _unescape_css(text) if suffix.lower() == ".css" else _unescape_js(text)
-    return {c for c in text if unicodedata.category(c) not in UNSHOWN}
+    """The characters of a script's or stylesheet's text, its escapes decoded. (Read from the
+    set of distinct characters and the escapes alone: a page is a megabyte.)"""
+    css = suffix.lower() == ".css"
+    escapes = "".join(m.group(0) for m in (CSS_ESCAPE if css else JS_ESCAPE).finditer(text))
+    found = set(text) | set(_unescape_css(escapes) if css else _unescape_js(escapes))
+    return {c for c in found if unicodedata.category(c) not in UNSHOWN}
 
 
 def page_characters(page: str) -> set[str]:
     """The characters of a page (text, attribute values, inline scripts and styles)."""
-    return _shown(".html", html.unescape(DATA_URL.sub("", page)))
+    entities = html.unescape("".join(ENTITY.findall(page)))
+    return _shown(".html", page) | _shown(".html", entities)
 
 
 def asset_characters(folder: Path) -> set[str]:
