@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -34,6 +35,7 @@ STATIC_FILES = (
     "deck.css",
     "quarto.css",
     "widgets.css",
+    "fonts.css",  # (deck.publish.fonts appends the @font-face rules of the deck's subsets)
     "mathtext.js",
     "present.js",
     "handout.js",
@@ -106,3 +108,45 @@ def copy_assets(target: Path, widgets: tuple[Path, ...] = ()) -> None:
         else:
             shutil.copyfile(sources[0], target / dest)
     (target / "pygments.css").write_text(pygments_css(), "utf-8")
+
+
+# The theme's stylesheets (reveal.js's white theme embeds Source Sans Pro, ~556 KB as data:
+# URLs, which deck.css replaces by its own font stack).
+THEMES = "reveal/theme"
+FONT_FACE = re.compile(r"@font-face\s*\{[^{}]*\}", re.I)
+FONT_FAMILY = re.compile(r"font-family\s*:\s*([^;}]+)", re.I)
+
+
+def _named(family: str, css: str) -> bool:
+    """Whether `css` names `family` as a font (in a font stack, quoted or not)."""
+    words = r"\s+".join(re.escape(w) for w in family.split())
+    return re.search(rf"""(?<![\w-])(['"]?){words}\1(?![\w-])""", css, re.I) is not None
+
+
+def drop_unused_theme_fonts(deck: Path) -> int:
+    """Remove from the staged deck's theme stylesheets each `@font-face` whose family none of
+    the deck's own stylesheets (the engine's, the lesson's, the page's `<style>`s) names;
+    returns the bytes removed. The stacks of reveal.js and its plugins do not count: deck.css
+    and fonts.css replace them."""
+    themes = sorted((deck / "assets" / THEMES).glob("*.css"))
+    vendor = {deck / "assets" / dest for dest in NPM_FILES}
+    others = [p for p in sorted(deck.rglob("*.css")) if p not in vendor]
+    used = "\n".join(FONT_FACE.sub("", p.read_text("utf-8", "replace")) for p in others)
+    used = re.sub(r"/\*.*?\*/", "", used, flags=re.S)  # (a comment names nothing)
+    page = deck / "index.html"
+    if page.is_file():
+        used += "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", page.read_text("utf-8"), re.S))
+    removed = 0
+    for path in themes:
+        css = path.read_text("utf-8")
+
+        def keep(m: re.Match[str]) -> str:
+            family = FONT_FAMILY.search(m.group(0))
+            name = family.group(1).strip().strip("'\"") if family else ""
+            return m.group(0) if name and _named(name, used) else ""
+
+        kept = FONT_FACE.sub(keep, css)
+        if kept != css:
+            path.write_text(kept, "utf-8")
+            removed += len(css.encode()) - len(kept.encode())
+    return removed

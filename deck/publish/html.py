@@ -10,7 +10,7 @@ from pathlib import Path
 from deck.errors import DeckError, Diagnostic, Loc
 from deck.options import Options
 from deck.progress import Progress
-from deck.publish.assets import copy_assets
+from deck.publish.assets import copy_assets, drop_unused_theme_fonts
 from deck.publish.exporter import DECK, Built, Exported, file_digest
 
 OUT = "outside the project folder: nothing was published"
@@ -52,6 +52,22 @@ class HtmlDeck:
             (staging / published).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, staging / published)
         (staging / "index.html").write_text(deck.html, "utf-8")
+        stage_deck_fonts(staging, built.options.cache, deck.views, progress)
         values = json.dumps(deck.values, ensure_ascii=False, indent=1)
         (staging / "values.json").write_text(values + "\n", "utf-8")
         return Exported()
+
+
+def stage_deck_fonts(staging: Path, cache: Path, views: dict[str, str], progress: Progress) -> None:
+    """The deck's font subsets (deck.publish.fonts) and its theme without unused fonts."""
+    from deck.publish.fonts import stage_fonts
+
+    drop_unused_theme_fonts(staging)
+    fonts = stage_fonts(staging, cache, views)
+    made = f"{fonts.subset} subset now" if fonts.subset else "all cached"
+    progress.log(
+        f"  fonts   {len(fonts.faces)} faces for {fonts.characters} characters "
+        f"({made}, {fonts.seconds:.1f} s)"
+    )
+    if fonts.missing:
+        progress.log(f"  fonts   not installed, left to the browser: {', '.join(fonts.missing)}")

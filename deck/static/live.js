@@ -4,7 +4,8 @@
 // this fetches the new index.html and replaces only the <section>s whose HTML changed, keeping
 // reveal.js where it was (slide, fragment); figures whose bytes changed are re-fetched. It
 // reloads instead when more than slides changed (head, scripts, assets, slide count) or when a
-// changed slide holds a quiz (deck.js binds its buttons once). Errors show in a banner.
+// changed slide holds a quiz (deck.js binds its buttons once); new font subsets (a character
+// the deck did not show before) are loaded again in place. Errors show in a banner.
 (function () {
   "use strict";
   var config = window.DECK_LIVE; // {events, lesson, page, files}
@@ -89,6 +90,10 @@
     var doc = new DOMParser().parseFromString(text, "text/html");
     var script = doc.getElementById("deck-live");
     if (script) script.remove();
+    // The subsets of what only notes and handout show (deck.publish.fonts): swapped in place.
+    var style = doc.querySelector("style[data-deck-fonts]");
+    var fonts = style ? style.textContent : "";
+    if (style) style.remove();
     var nodes = Array.prototype.slice.call(doc.querySelectorAll(".reveal .slides > section"));
     var html = nodes.map(function (node) {
       return node.outerHTML;
@@ -97,7 +102,8 @@
       node.remove();
     });
     live.times.parsed = performance.now();
-    return { hash: hash, shell: doc.documentElement.outerHTML, html: html, nodes: nodes };
+    var shell = doc.documentElement.outerHTML;
+    return { hash: hash, shell: shell, html: html, nodes: nodes, fonts: fonts };
   }
 
   function fetchPage() {
@@ -128,7 +134,28 @@
     });
   }
 
-  function patch(next) {
+  // A new character brings new font subsets (deck.publish.fonts): load them again in place.
+  function refreshFonts(inline) {
+    var link = document.querySelector('link[href^="assets/fonts.css"]');
+    if (link) {
+      var copy = link.cloneNode();
+      copy.href = "assets/fonts.css?v=" + Date.now();
+      copy.onload = function () {
+        link.remove();
+      };
+      link.after(copy);
+    }
+    var style = document.querySelector("style[data-deck-fonts]");
+    if (inline === null || (style && style.textContent === inline)) return;
+    if (style) style.remove();
+    if (!inline) return;
+    style = document.createElement("style");
+    style.setAttribute("data-deck-fonts", "");
+    style.textContent = inline;
+    document.head.appendChild(style);
+  }
+
+  function patch(next, fonts) {
     var sections = document.querySelectorAll(".reveal .slides > section");
     if (
       next.shell !== baseline.shell ||
@@ -159,6 +186,7 @@
       old.replaceWith(slide);
       return slide;
     });
+    if (fonts || next.fonts !== baseline.fonts) refreshFonts(next.fonts);
     baseline = next;
     live.times.replaced = performance.now();
     if (fresh.length && at) {
@@ -177,11 +205,13 @@
     if (!baseline) return reload(); // a "not built yet" page: the deck is there now
     var figures = [];
     var other = false;
+    var fonts = false;
     Object.keys(files)
       .concat(Object.keys(info.files))
       .forEach(function (key) {
         if (files[key] === info.files[key]) return;
         if (key.indexOf("figures/") === 0) figures.push(key);
+        else if (key.indexOf("assets/fonts/") === 0) fonts = true;
         else other = true;
       });
     if (other) return reload();
@@ -191,11 +221,12 @@
     files = info.files;
     if (info.page === baseline.hash) {
       refreshImages(document);
+      if (fonts) refreshFonts(null);
       return;
     }
     return fetchPage().then(function (next) {
       refreshImages(document);
-      patch(next);
+      patch(next, fonts);
     });
   }
 

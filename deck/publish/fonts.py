@@ -1,0 +1,315 @@
+"""The deck's own fonts: subsets of the body, heading and code fonts holding exactly the
+characters the deck can show, as WOFF2 files in `assets/fonts/` with their `@font-face` rules
+in `assets/fonts.css`, so a laptop without these fonts shows what the build measured.
+
+Each face's `@font-face` family is the family the stylesheets already name first ("Noto Sans
+CJK SC", "DejaVu Sans Mono", "DejaVu Sans"): a web font of that name stands in for the
+installed one in every stack that names it (slides, widgets, popover, speaker view), on every
+machine. The characters are read from everything the page shows or writes: the page's text
+and attributes, and the strings of its scripts and stylesheets (quizzes, widgets' labels, the
+speaker view, the menu), plus printable ASCII for values typed into widgets.
+
+A subset is cached in `<cache>/fonts/` under a key of the font file's identity (path, size,
+mtime, ctime, inode), the face and the sorted characters: a prose edit that adds no new
+character makes no subset.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import os
+import re
+import subprocess
+import time
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from deck.store.files import identity, write_atomic
+
+FOLDER = "fonts"  # under assets/, and under the build cache
+STYLESHEET = "fonts.css"  # under assets/ (from deck/static/), linked by deck.html.j2
+VERSION = "3"  # of what a subset holds (deck.publish.subset): a change makes every subset anew
+KEEP_CACHED = 64  # subsets kept in the cache, the least recently used dropped first
+# The character sets, one subset of each face apiece: the slides' (assets/fonts/, linked from
+# assets/fonts.css) and what the handout and the notes add (inlined in the page, see tiers()).
+TIERS = ("slides", "student", "lecturer")
+
+
+@dataclass(frozen=True)
+class Face:
+    family: str  # as the stylesheets name it, and as the font names itself
+    weight: int
+    italic: bool = False
+
+    @property
+    def pattern(self) -> str:
+        """fontconfig's pattern for it (as `fc-match` takes it)."""
+        return self.family + (":bold" if self.weight >= 600 else "") + (":italic" * self.italic)
+
+    @property
+    def file(self) -> str:
+        slug = re.sub(r"[^a-z0-9]+", "-", self.family.lower()).strip("-")
+        return f"{slug}-{self.weight}{'-italic' if self.italic else ''}.woff2"
+
+
+# Every face the deck's stylesheets can ask for: the body and headings (CJK), code (pygments
+# marks keywords bold, comments italic), and the widgets' chart labels (DejaVu Sans).
+FACES = (
+    Face("Noto Sans CJK SC", 400),
+    Face("Noto Sans CJK SC", 700),
+    Face("DejaVu Sans Mono", 400),
+    Face("DejaVu Sans Mono", 700),
+    Face("DejaVu Sans Mono", 400, italic=True),
+    Face("DejaVu Sans Mono", 700, italic=True),
+    Face("DejaVu Sans", 400),
+    Face("DejaVu Sans", 700),
+)
+
+ASCII = "".join(chr(c) for c in range(0x20, 0x7F))
+JS_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
+CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}) ?")
+ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);?")
+SHOWN = {".html", ".js", ".css"}  # what the page loads that can put text on it
+UNSHOWN = {"Cc", "Cs", "Co", "Cn"}  # controls, surrogates, private use (icon fonts), unassigned
+
+
+def _unescape_js(text: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        return chr(int(next(g for g in m.groups() if g), 16))
+
+    pairs = JS_ESCAPE.sub(one, text).encode("utf-16-le", "surrogatepass")
+    return pairs.decode("utf-16-le", "ignore")  # (escaped surrogate pairs become one character)
+
+
+def _unescape_css(text: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        code = int(m.group(1), 16)
+        return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code < 0xE000 else ""
+
+    return CSS_ESCAPE.sub(one, text)
+
+
+def _characters(path: Path) -> set[str]:
+    text = path.read_text("utf-8", "replace")
+    return page_characters(text) if path.suffix.lower() == ".html" else _shown(path.suffix, text)
+
+
+def _shown(suffix: str, text: str) -> set[str]:
+    """The characters of a script's or stylesheet's text, its escapes decoded. (Read from the
+    set of distinct characters and the escapes alone: a page is a megabyte.)"""
+    css = suffix.lower() == ".css"
+    escapes = "".join(m.group(0) for m in (CSS_ESCAPE if css else JS_ESCAPE).finditer(text))
+    found = set(text) | set(_unescape_css(escapes) if css else _unescape_js(escapes))
+    return {c for c in found if unicodedata.category(c) not in UNSHOWN}
+
+
+def page_characters(page: str) -> set[str]:
+    """The characters of a page (text, attribute values, inline scripts and styles)."""
+    entities = html.unescape("".join(ENTITY.findall(page)))
+    return _shown(".html", page) | _shown(".html", entities)
+
+
+def asset_characters(folder: Path) -> set[str]:
+    """Printable ASCII and the characters of every script and stylesheet under `folder`."""
+    found = set(ASCII)
+    for path in sorted(folder.rglob("*")):
+        if path.suffix.lower() in SHOWN - {".html"} and path.is_file():
+            if FOLDER not in path.relative_to(folder).parts:
+                found |= _characters(path)
+    return found
+
+
+def deck_characters(folder: Path) -> str:
+    """Every character the deck in `folder` can show, sorted: from `index.html` (text and
+    attribute values, entities decoded) and the scripts and stylesheets it loads (escapes
+    decoded), plus printable ASCII. Controls and private-use characters are left out."""
+    return "".join(sorted(asset_characters(folder) | _characters(folder / "index.html")))
+
+
+def tiers(folder: Path, views: dict[str, str]) -> dict[str, str]:
+    """The deck's characters in three disjoint sets, by the view (`RenderedDeck.views`) that
+    first shows them: the slides (with the scripts and stylesheets), then what the students'
+    handout adds, then what the lecturer's notes add. A notes edit that brings a new
+    character changes the lecturer's subsets only, so the slides and handout PDFs (printed
+    from the slides' and students' views) are kept."""
+    page = (folder / "index.html").read_text("utf-8")
+    slides = asset_characters(folder) | page_characters(views.get("slides", page))
+    student = page_characters(views.get("student", page)) - slides
+    lecturer = page_characters(views.get("lecturer", page)) | page_characters(page)
+    lecturer -= slides | student
+    sets = (slides, student, lecturer)
+    return {tier: "".join(sorted(chars)) for tier, chars in zip(TIERS, sets, strict=True)}
+
+
+def locate(face: Face) -> tuple[Path, int] | None:
+    """The file and face number of `face` as fontconfig finds it (the face checked by name:
+    fc-match answers a stand-in when the family is not installed), or None."""
+    from deck.publish.subset import face_number
+
+    try:
+        ran = subprocess.run(
+            ["fc-match", "-f", "%{file}\n%{index}\n", face.pattern],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = ran.stdout.splitlines()
+    if ran.returncode != 0 or len(lines) < 2 or not lines[1].isdigit():
+        return None
+    path = Path(lines[0])
+    try:
+        number = face_number(path, face.family, int(lines[1]))
+    except Exception:  # noqa: BLE001 (a font file fontTools cannot read: no subset of it)
+        return None
+    return None if number is None else (path, number)
+
+
+def cache_key(path: Path, number: int, face: Face, characters: str) -> str:
+    """The subset's cache key: the font file's identity, the face, the characters."""
+    import fontTools
+
+    st = path.stat()
+    what = [VERSION, fontTools.version, str(path), *identity(st), number, face.file, characters]
+    return hashlib.sha256(json.dumps(what).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Staged:
+    """What `stage_fonts` did: faces written, how many were subset now (not cached), the
+    characters, the seconds it took, and the faces not found on this machine."""
+
+    faces: tuple[str, ...]
+    subset: int
+    characters: int
+    seconds: float
+    missing: tuple[str, ...]
+
+
+def _subset(path: Path, number: int, characters: str) -> bytes:
+    from deck.publish.subset import subset_face
+
+    return subset_face(path, number, characters)
+
+
+def font_face(face: Face, src: str, characters: str = "") -> str:
+    """The `@font-face` rule of a subset of `face` at `src`; with `characters`, for those alone
+    (a `unicode-range`, so the page loads it only where one of them is shown)."""
+    style = "italic" if face.italic else "normal"
+    only = f" unicode-range: {unicode_range(characters)};" if characters else ""
+    return (
+        f'@font-face {{ font-family: "{face.family}"; font-weight: {face.weight}; '
+        f'font-style: {style}; font-display: block; src: url("{src}") format("woff2");{only} }}\n'
+    )
+
+
+def unicode_range(characters: str) -> str:
+    """`U+4E2D, U+4E8C-4E8D`: the code points, runs joined."""
+    points = sorted({ord(c) for c in characters})
+    runs: list[list[int]] = []
+    for point in points:
+        if runs and point == runs[-1][1] + 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    return ", ".join(f"U+{a:X}" if a == b else f"U+{a:X}-{b:X}" for a, b in runs)
+
+
+class _Subsets:
+    """Subsets of one face, from the cache or made (and cached)."""
+
+    def __init__(self, store: Path, face: Face, path: Path, number: int) -> None:
+        self.store, self.face, self.path, self.number = store, face, path, number
+        self.made = 0
+        self._cmap: set[int] | None = None
+
+    def covered(self, characters: str) -> str:
+        """Those of `characters` the face has a glyph for."""
+        if self._cmap is None:
+            from fontTools.ttLib import TTFont
+
+            font = TTFont(self.path, fontNumber=self.number, lazy=True)
+            self._cmap = set(font["cmap"].getBestCmap())
+        return "".join(c for c in characters if ord(c) in self._cmap)
+
+    def get(self, characters: str) -> bytes:
+        key = cache_key(self.path, self.number, self.face, characters)
+        cached = self.store / f"{key}.woff2"
+        try:
+            data = cached.read_bytes()
+            os.utime(cached)  # (recently used)
+            return data
+        except OSError:
+            pass
+        data = _subset(self.path, self.number, characters)
+        self.made += 1
+        try:
+            write_atomic(cached, data)
+        except OSError:
+            pass  # made again next build
+        return data
+
+
+def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) -> Staged:
+    """Write the subsets into the staged deck `folder` (its page, scripts and stylesheets
+    already there), taking them from `cache` when it has them: the slides' into
+    `assets/fonts/` with their rules appended to `assets/fonts.css`, what the handout and notes
+    add as `data:` URLs in a `<style>` at the end of the page's head."""
+    t0 = time.perf_counter()
+    sets = tiers(folder, views or {})
+    store = cache / FOLDER
+    target = folder / "assets" / FOLDER
+    target.mkdir(parents=True, exist_ok=True)
+    rules = ["\n/* The faces of this deck, subset for its slides by deck.publish.fonts. */\n"]
+    inline: list[str] = []
+    written, missing, made = [], [], 0
+    for face in FACES:
+        found = locate(face)
+        if found is None:
+            missing.append(face.file)
+            continue
+        subsets = _Subsets(store, face, *found)
+        (target / face.file).write_bytes(subsets.get(sets["slides"]))
+        rules.append(font_face(face, f"{FOLDER}/{face.file}"))
+        written.append(face.file)
+        for tier in TIERS[1:]:
+            extra = subsets.covered(sets[tier]) if sets[tier] else ""
+            if extra:
+                data = base64.b64encode(subsets.get(extra)).decode("ascii")
+                inline.append(font_face(face, f"data:font/woff2;base64,{data}", extra))
+                written.append(f"{face.file} ({tier})")
+        made += subsets.made
+    with open(folder / "assets" / STYLESHEET, "a", encoding="utf-8") as css:  # (copied)
+        css.write("".join(rules))
+    if inline:
+        _inline(folder / "index.html", "".join(inline))
+    if made:
+        _prune(store)
+    seconds = time.perf_counter() - t0
+    count = sum(len(chars) for chars in sets.values())
+    return Staged(tuple(written), made, count, seconds, tuple(missing))
+
+
+def _inline(page: Path, rules: str) -> None:
+    """Put `rules` in a `<style>` at the end of the page's head, after the stylesheets (the
+    last rule of a family is tried first), marked for the speaker window too."""
+    text = page.read_text("utf-8")
+    style = f"<style data-speaker-css data-deck-fonts>\n{rules}</style>\n"
+    at = text.find("</head>")
+    page.write_text(text[:at] + style + text[at:] if at >= 0 else style + text, "utf-8")
+
+
+def _prune(store: Path) -> None:
+    """Keep the KEEP_CACHED most recently used subsets."""
+    try:
+        entries = sorted(store.glob("*.woff2"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in entries[KEEP_CACHED:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
