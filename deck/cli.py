@@ -64,7 +64,32 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def new(argv: list[str]) -> int:
+    """`build.py new NAME [--lang en|zh|…]`: a lesson that builds at once, and its test."""
+    from deck.source.scaffold import new_lesson
+
+    p = argparse.ArgumentParser(prog="build.py new", description=new.__doc__)
+    p.add_argument("name", help="the lesson's folder name, in the content folder")
+    p.add_argument("--lang", default="en", help="the deck's language (default en)")
+    p.add_argument("--content", type=Path, default=Path("content"), help="lessons folder")
+    args = p.parse_args(argv)
+    try:
+        written = new_lesson(args.name, args.content, Path.cwd(), args.lang)
+    except UsageError as exc:
+        p.error(str(exc))
+    for path in written:
+        print(f"  wrote   {path}", file=sys.stderr)
+    print(
+        f"next: python build.py {args.name} --serve   (then edit {args.content / args.name})",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["new"]:
+        return new(argv[1:])
     p = parser()
     args = p.parse_args(argv)
     if args.jobs < 1:
