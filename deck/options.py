@@ -12,6 +12,30 @@ if TYPE_CHECKING:
     from deck.model import SectionResult
 
 
+# The outputs a build can be asked for (`--to`, `lesson.yml` `outputs:`), and those made when
+# neither names any. The deck (`index.html`, `values.json`, figures) is always written: every
+# other output is made from it. (PPTX, when it comes, is one more name here, not a default.)
+KNOWN_OUTPUTS = ("html", "pdf", "ipynb", "course")
+DEFAULT_OUTPUTS = ("html", "pdf", "ipynb", "course")
+
+
+LESSON_OUTPUTS = ("html", "pdf", "ipynb")  # what a lesson's `outputs:` may name
+
+
+def read_outputs(
+    text: str | list[str] | tuple[str, ...], known: tuple[str, ...] = KNOWN_OUTPUTS
+) -> tuple[str, ...]:
+    """`html,pdf,ipynb` (or a list) as the outputs' names; raises ValueError naming the known
+    ones when a name is not one of them."""
+    names = text.split(",") if isinstance(text, str) else list(text)
+    found = tuple(dict.fromkeys(str(n).strip().lower() for n in names if str(n).strip()))
+    unknown = [n for n in found if n not in known]
+    if unknown or not found:
+        what = f"unknown output {', '.join(repr(n) for n in unknown)}" if unknown else "no output"
+        raise ValueError(f"{what} (known: {', '.join(known)})")
+    return found
+
+
 class UsageError(Exception):
     """The command cannot be carried out as given (exit status 2); nothing was touched."""
 
@@ -27,6 +51,15 @@ class Options:
     jobs: int = 2
     verbose: bool = False
     single_file: bool = False
+    outputs: tuple[str, ...] | None = None  # `--to`: None leaves it to lesson.yml, then defaults
+
+    def wants(self, output: str, chosen: tuple[str, ...] | None = None) -> bool:
+        """Whether `output` is made: `--to` first, else the lesson's `outputs:` (`chosen`),
+        else the defaults; `--no-pdf` always drops the PDFs."""
+        if output == "pdf" and not self.pdf:
+            return False
+        names = self.outputs if self.outputs is not None else chosen
+        return output in (names if names is not None else DEFAULT_OUTPUTS)
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,12 @@ parser, executor and renderer are imported when a lesson actually needs building
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson
-from deck.options import BuildReport, LessonReport, Options, UsageError
+from deck.options import KNOWN_OUTPUTS, BuildReport, LessonReport, Options, UsageError
 from deck.progress import LogOnly, Progress
 from deck.publish.journal import clean_leftovers, output_lock
 from deck.source.registry import Source, sources_for
@@ -61,6 +62,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         lesson = source.load()
         for warning in lesson.warnings:
             log(str(warning))
+        options = chosen_outputs(options, lesson)
         check_labels(lesson)
         executed = execute(lesson, options, progress)
         t1 = time.perf_counter()
@@ -68,7 +70,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         for warning in deck.warnings:  # found while rendering (a figure without alt text)
             log(str(warning))
         rendered = time.perf_counter() - t1
-        published = write(lesson, deck, options, progress)
+        published = write(lesson, deck, options, progress, executed.results)
         warnings = (
             *(str(w) for w in lesson.warnings),
             *executed.warnings,
@@ -98,6 +100,13 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         return report
 
 
+def chosen_outputs(options: Options, lesson: Lesson) -> Options:
+    """The options with the outputs this lesson makes: `--to`, else its `outputs:`, else the
+    defaults (`--no-pdf` drops the PDFs whichever)."""
+    chosen = tuple(o for o in KNOWN_OUTPUTS if options.wants(o, lesson.config.outputs))
+    return replace(options, pdf="pdf" in chosen, outputs=chosen)
+
+
 def output_paths(name: str, options: Options) -> list[Path]:
     """What a build of `name` replaces: each exporter's places (light: no exporter runs)."""
     from deck.publish.write import output_places
@@ -111,6 +120,7 @@ def _fingerprint(options: Options) -> dict[str, object]:
     return {
         "pdf": options.pdf,
         "single_file": options.single_file,
+        "outputs": list(options.outputs) if options.outputs is not None else None,
         "out": str(options.out.resolve()),
         "figures": str(options.figures.resolve()),
         # a Chromium or font upgrade reprints the PDFs (their own key has it too)

@@ -83,6 +83,7 @@ class LessonConfig:
     execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
     widgets: tuple[WidgetSource, ...] = ()  # the widget kinds the lesson defines
     quiz: QuizConfig = field(default_factory=QuizConfig)
+    outputs: tuple[str, ...] | None = None  # `outputs: [html, pdf, ipynb]`; None: the defaults
 
 
 @dataclass(frozen=True)

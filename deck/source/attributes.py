@@ -192,6 +192,7 @@ CELL_OPTIONS: dict[str, Callable[[Any], str | None]] = {
     "code-line-numbers": _line_numbers,
     "timeout": _seconds,
     "inputs": _inputs,
+    "exercise": _bool("exercise"),  # blanked in the student notebook (deck.publish.nbcells)
 }
 
 

@@ -184,6 +184,18 @@ def _bool(value: Any) -> bool:
     return value
 
 
+def _outputs(value: Any) -> tuple[str, ...]:
+    """`outputs: [html, pdf, ipynb]`: what a build of the lesson makes (`--to` overrides)."""
+    from deck.options import LESSON_OUTPUTS, read_outputs
+
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Invalid(f"must be a list of outputs (known: {', '.join(LESSON_OUTPUTS)})")
+    try:
+        return read_outputs(value, LESSON_OUTPUTS)
+    except ValueError as exc:
+        raise Invalid(str(exc)) from None
+
+
 TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "title": as_text,
     "subtitle": as_text,
@@ -194,6 +206,7 @@ TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "exec": EXEC_SCHEMA,
     "widgets": NodeCheck(read_widgets),
     "quiz": {"shuffle": _bool},
+    "outputs": _outputs,
 }
 
 
