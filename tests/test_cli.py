@@ -73,8 +73,8 @@ def test_parse_errors_of_all_files_reported_together(tmp_path: Path):
     errors = [line for line in proc.stderr.splitlines() if ": error [" in line]
     assert errors == [
         "content/mini/01-basics.md:4: error [option] unknown cell option `colour` "
-        "(known: code-line-numbers, echo, error, eval, exercise, fig-align, fig-alt, fig-cap, fig-height, "
-        "fig-width, include, inputs, label, output, output-location, timeout, warning)",
+        "(known: code-line-numbers, echo, error, eval, exercise, fig-align, fig-alt, fig-cap, "
+        "fig-height, fig-width, include, inputs, label, output, output-location, timeout, warning)",
         "content/mini/02-figure.md:3: error [parse] `::: notes` is never closed by `:::`",
     ]
     assert not [p for p in (tmp_path / "dist").rglob("*") if p.is_file()]  # nothing written
