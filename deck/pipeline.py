@@ -30,7 +30,61 @@ def build(names: list[str], options: Options, progress: Progress | None = None) 
     progress = progress or LogOnly()
     sources = sources_for(names, options.content)
     check_paths(sources, options)
-    return BuildReport(tuple(build_lesson(source, options, progress) for source in sources))
+    if not options.wants("course"):
+        return BuildReport(tuple(build_lesson(source, options, progress) for source in sources))
+    from deck.publish.coursefile import read_course
+
+    known = lesson_folders(options.content)
+    course = read_course(options.content, set(known))  # a wrong value stops the build first
+    for warning in course.warnings:
+        progress.log(str(warning))
+    reports = []
+    try:
+        for source in sources:
+            try:
+                reports.append(build_lesson(source, options, progress))
+            except DeckError as exc:  # its last good entry stays, marked with the failure
+                _course_update(options, source.name, _failure(exc), course, known, progress)
+                raise
+            _course_update(options, source.name, None, None, known, progress)
+    finally:
+        if len(reports) == len(sources):
+            _course_update(options, None, None, course, known, progress)
+    return BuildReport(tuple(reports))
+
+
+def lesson_folders(content: Path) -> list[str]:
+    """The lesson folders of the content folder, by name (as the CLI finds them)."""
+    if not content.is_dir():
+        return []
+    return sorted(
+        d.name for d in content.iterdir() if d.is_dir() and not d.name.startswith((".", "_"))
+    )
+
+
+def _failure(exc: DeckError) -> str:
+    first = exc.diagnostics[0] if exc.diagnostics else None
+    what = f"{first.loc}: {first.message}" if first else "errors"
+    more = len(exc.diagnostics) - 1
+    return what[:300] + (f" (+{more})" if more > 0 else "")
+
+
+def _course_update(
+    options: Options,
+    name: str | None,
+    failure: str | None,
+    course: object,
+    known: list[str],
+    progress: Progress,
+) -> None:
+    """Mark lesson `name`'s entry as built or failed; with `course`, write the course page."""
+    from deck.publish.course import mark_entry, write_course_page
+
+    with output_lock([options.out, options.cache], progress.log):
+        marked = mark_entry(name, options, failure) if name is not None else False
+        if course is not None and (name is None or marked):
+            if write_course_page(options, course, known):  # type: ignore[arg-type]
+                progress.log(f"  wrote   {options.out / 'index.html'} (the course page)")
 
 
 def build_lesson(source: Source, options: Options, progress: Progress) -> LessonReport:
@@ -71,6 +125,9 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
             log(str(warning))
         rendered = time.perf_counter() - t1
         published = write(lesson, deck, options, progress, executed.results)
+        from deck.publish.course import record_entry
+
+        record_entry(lesson, deck, options)  # what the course page lists of it
         warnings = (
             *(str(w) for w in lesson.warnings),
             *executed.warnings,
