@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson
@@ -20,6 +21,9 @@ from deck.progress import LogOnly, Progress
 from deck.publish.journal import clean_leftovers, output_lock
 from deck.source.registry import Source, sources_for
 from deck.store.manifest import Hasher, Manifest, inputs_digest, outputs_digest
+
+if TYPE_CHECKING:
+    from deck.publish.coursefile import CourseConfig
 
 __all__ = ["BuildReport", "Options", "UsageError", "build", "check_paths"]
 
@@ -39,17 +43,14 @@ def build(names: list[str], options: Options, progress: Progress | None = None) 
     for warning in course.warnings:
         progress.log(str(warning))
     reports = []
-    try:
-        for source in sources:
-            try:
-                reports.append(build_lesson(source, options, progress))
-            except DeckError as exc:  # its last good entry stays, marked with the failure
-                _course_update(options, source.name, _failure(exc), course, known, progress)
-                raise
-            _course_update(options, source.name, None, None, known, progress)
-    finally:
-        if len(reports) == len(sources):
-            _course_update(options, None, None, course, known, progress)
+    for source in sources:
+        try:
+            reports.append(build_lesson(source, options, progress))
+        except DeckError as exc:  # its last good entry stays, marked with the failure
+            failures = {**{r.name: None for r in reports}, source.name: _failure(exc)}
+            _course_update(options, failures, course, known, progress)
+            raise
+    _course_update(options, {s.name: None for s in sources}, course, known, progress)
     return BuildReport(tuple(reports))
 
 
@@ -71,19 +72,19 @@ def _failure(exc: DeckError) -> str:
 
 def _course_update(
     options: Options,
-    name: str | None,
-    failure: str | None,
-    course: object,
+    failures: dict[str, str | None],
+    course: CourseConfig,
     known: list[str],
     progress: Progress,
 ) -> None:
-    """Mark lesson `name`'s entry as built or failed; with `course`, write the course page."""
+    """Mark each lesson's entry as built (None) or failed, and write the course page when it
+    lists one of them (a lesson that never built has no entry: its failure changes nothing)."""
     from deck.publish.course import mark_entry, write_course_page
 
     with output_lock([options.out, options.cache], progress.log):
-        marked = mark_entry(name, options, failure) if name is not None else False
-        if course is not None and (name is None or marked):
-            if write_course_page(options, course, known):  # type: ignore[arg-type]
+        marked = [mark_entry(name, options, failure) for name, failure in failures.items()]
+        if any(marked):
+            if write_course_page(options, course, known):
                 progress.log(f"  wrote   {options.out / 'index.html'} (the course page)")
 
 

@@ -6,7 +6,6 @@ notebooks only."""
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import re
@@ -33,6 +32,8 @@ def lesson_folder(built: Built) -> Path:
 def engine_modules(start: str = "deck.show") -> list[str]:
     """The engine's modules a cell's `from deck.show import …` needs (paths inside deck/),
     found by following `deck` imports from `start`: the notebook ships them in code/deck/."""
+    import ast
+
     seen: set[str] = set()
     todo = [start, "deck"]
     files = []

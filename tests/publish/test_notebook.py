@@ -274,12 +274,14 @@ def test_unknown_outputs_are_errors_naming_the_known_ones(tmp_path: Path):
     assert ran.returncode == 2
     assert "unknown output 'pptx' (known: html, pdf, ipynb, course)" in ran.stderr
     build(tmp_path)
-    before = tree(tmp_path / "dist")
+    before = tree(tmp_path / "dist/nb")
     edit(tmp_path / "content/nb/lesson.yml", "lang: en", "lang: en\noutputs: [html, slides]")
     ran = run_cli(tmp_path, "nb", "--no-pdf")
     assert ran.returncode == 1
     assert re.search(r"lesson\.yml:4: error .*unknown output 'slides'", ran.stderr), ran.stderr
-    assert tree(tmp_path / "dist") == before  # the last good build's files, untouched
+    assert tree(tmp_path / "dist/nb") == before  # the last good build's files, untouched
+    page = (tmp_path / "dist/index.html").read_text("utf-8")  # (which the course page marks)
+    assert "lesson-has-failed" in page and "unknown output" in page
 
 
 def test_a_qmd_gets_the_same_notebook(tmp_path: Path):
