@@ -1,6 +1,7 @@
 """What a build is asked to do (`Options`) and what it did (`BuildReport`, assembled from the
 stages' `Execution` and `Published`): plain frozen values, no runtime imports beyond the
-standard library, so the no-change path stays light."""
+standard library and the outputs' names (`deck.model.config`), so the no-change path stays
+light."""
 
 from __future__ import annotations
 
@@ -8,32 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deck.model.config import DEFAULT_OUTPUTS, KNOWN_OUTPUTS, LESSON_OUTPUTS, read_outputs
+
 if TYPE_CHECKING:
     from deck.model import SectionResult
 
-
-# The outputs a build can be asked for (`--to`, `lesson.yml` `outputs:`), and those made when
-# neither names any. The deck (`index.html`, `values.json`, figures) is always written: every
-# other output is made from it. (PPTX, when it comes, is one more name here, not a default.)
-KNOWN_OUTPUTS = ("html", "pdf", "ipynb", "course")
-DEFAULT_OUTPUTS = ("html", "pdf", "ipynb", "course")
-
-
-LESSON_OUTPUTS = ("html", "pdf", "ipynb")  # what a lesson's `outputs:` may name
-
-
-def read_outputs(
-    text: str | list[str] | tuple[str, ...], known: tuple[str, ...] = KNOWN_OUTPUTS
-) -> tuple[str, ...]:
-    """`html,pdf,ipynb` (or a list) as the outputs' names; raises ValueError naming the known
-    ones when a name is not one of them."""
-    names = text.split(",") if isinstance(text, str) else list(text)
-    found = tuple(dict.fromkeys(str(n).strip().lower() for n in names if str(n).strip()))
-    unknown = [n for n in found if n not in known]
-    if unknown or not found:
-        what = f"unknown output {', '.join(repr(n) for n in unknown)}" if unknown else "no output"
-        raise ValueError(f"{what} (known: {', '.join(known)})")
-    return found
+__all__ = ["DEFAULT_OUTPUTS", "KNOWN_OUTPUTS", "LESSON_OUTPUTS", "read_outputs"]
 
 
 class UsageError(Exception):

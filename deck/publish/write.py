@@ -94,7 +94,7 @@ def write(
                 exported = exporter.export(built, todo, progress)
                 record_made(exporter, built, todo, made, exported, record)
                 if todo and made is not None:
-                    printed += todo
+                    printed += [f for f in todo if f.endswith(".pdf")]  # (printed: the PDFs)
                     seconds[exporter.name] = exported.seconds
             seconds.setdefault("write", time.perf_counter() - t0)  # (the deck itself)
         staged = [

@@ -25,6 +25,7 @@ from deck.model import (
     QuizConfig,
     WidgetSource,
 )
+from deck.model.config import LESSON_OUTPUTS, read_outputs
 
 
 class Invalid(Exception):
@@ -186,8 +187,6 @@ def _bool(value: Any) -> bool:
 
 def _outputs(value: Any) -> tuple[str, ...]:
     """`outputs: [html, pdf, ipynb]`: what a build of the lesson makes (`--to` overrides)."""
-    from deck.options import LESSON_OUTPUTS, read_outputs
-
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise Invalid(f"must be a list of outputs (known: {', '.join(LESSON_OUTPUTS)})")
     try:
