@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve:
         from deck.preview.serve import ServeError, parse_port, serve
 
-        first = replace(options, pdf=False)
+        first = replace(options, pdf=False, course=False)  # (its own page lists the decks)
         later = replace(first, force=False)
         builds = iter([first])
         try:

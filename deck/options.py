@@ -33,11 +33,12 @@ class Options:
     verbose: bool = False
     single_file: bool = False
     outputs: tuple[str, ...] | None = None  # `--to`: None leaves it to lesson.yml, then defaults
+    course: bool = True  # False: no course page whatever is chosen (`--serve` lists the decks)
 
     def wants(self, output: str, chosen: tuple[str, ...] | None = None) -> bool:
         """Whether `output` is made: `--to` first, else the lesson's `outputs:` (`chosen`),
         else the defaults; `--no-pdf` always drops the PDFs."""
-        if output == "pdf" and not self.pdf:
+        if (output == "pdf" and not self.pdf) or (output == "course" and not self.course):
             return False
         names = self.outputs if self.outputs is not None else chosen
         return output in (names if names is not None else DEFAULT_OUTPUTS)
