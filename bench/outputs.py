@@ -105,8 +105,7 @@ def time_notebook(lesson: str, root: Path, repeats: int) -> list[float]:
 
 def time_course(root: Path, repeats: int) -> list[float]:
     from deck.options import Options
-    from deck.pipeline import lesson_folders
-    from deck.publish.course import write_course_page
+    from deck.publish.course import lesson_folders, write_course_page
     from deck.publish.coursefile import read_course
 
     options = Options(content=root / "content", out=root / "dist", cache=root / ".cache")

@@ -36,6 +36,7 @@ def build(names: list[str], options: Options, progress: Progress | None = None) 
     check_paths(sources, options)
     if not options.wants("course"):
         return BuildReport(tuple(build_lesson(source, options, progress) for source in sources))
+    from deck.publish.course import lesson_folders
     from deck.publish.coursefile import read_course
 
     known = lesson_folders(options.content)
@@ -52,15 +53,6 @@ def build(names: list[str], options: Options, progress: Progress | None = None) 
             raise
     _course_update(options, {s.name: None for s in sources}, course, known, progress)
     return BuildReport(tuple(reports))
-
-
-def lesson_folders(content: Path) -> list[str]:
-    """The lesson folders of the content folder, by name (as the CLI finds them)."""
-    if not content.is_dir():
-        return []
-    return sorted(
-        d.name for d in content.iterdir() if d.is_dir() and not d.name.startswith((".", "_"))
-    )
 
 
 def _failure(exc: DeckError) -> str:

@@ -107,8 +107,11 @@ def record_entry(lesson: Lesson, deck: RenderedDeck, options: Options) -> None:
     """What the course page says of a lesson that just published (its last good entry)."""
     config = lesson.config
     planned, optional = planned_seconds(deck.slides, config.lang)
+    folder = lesson.path.resolve()
     entry = {
         "name": lesson.name,
+        # a lesson folder of the content folder (listed while it is there), else a .qmd
+        "in_content": folder.is_dir() and folder.parent == options.content.resolve(),
         "out": str(options.out.resolve()),
         "title": lesson.title,
         "subtitle": config.subtitle,
@@ -148,20 +151,32 @@ def mark_entry(name: str, options: Options, failure: str | None) -> bool:
 
 
 def lesson_entries(options: Options, order: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The entries of lessons built into this out folder: `order` first, the rest by name."""
+    """The entries of lessons built into this out folder: `order` first (one not built yet
+    says so), then the rest by name; a lesson folder removed from the content folder is not
+    listed any more."""
     out = str(options.out.resolve())
+    present = set(lesson_folders(options.content))
     found = {}
     folder = entries_folder(options)
     if folder.is_dir():
         for path in sorted(folder.glob("*.json")):
             entry = read_entry(path)
-            if entry is not None and entry.get("out") == out:
-                found[entry["name"]] = entry
-    first = [found.pop(name) for name in order if name in found]
-    unbuilt = [{"name": n, "title": n, "unbuilt": True} for n in order if n not in first]
-    first_names = {e["name"] for e in first}
-    unbuilt = [e for e in unbuilt if e["name"] not in first_names]
-    return first + unbuilt + [found[name] for name in sorted(found)]
+            if entry is None or entry.get("out") != out:
+                continue
+            if entry.get("in_content") and entry["name"] not in present:
+                continue
+            found[entry["name"]] = entry
+    listed = [found.pop(name, {"name": name, "title": name, "unbuilt": True}) for name in order]
+    return listed + [found[name] for name in sorted(found)]
+
+
+def lesson_folders(content: Path) -> list[str]:
+    """The lesson folders of the content folder, by name (as the CLI finds them)."""
+    if not content.is_dir():
+        return []
+    return sorted(
+        d.name for d in content.iterdir() if d.is_dir() and not d.name.startswith((".", "_"))
+    )
 
 
 def number(value: float) -> str:

@@ -207,3 +207,19 @@ def test_no_course_page_when_not_asked_for(tmp_path: Path):
     assert not (tmp_path / "dist/index.html").exists()
     assert run_cli(tmp_path, "--no-pdf").returncode == 0
     assert (tmp_path / "dist/index.html").is_file()
+
+
+def test_a_lesson_not_built_yet_says_so_and_a_removed_one_goes(tmp_path: Path):
+    import shutil
+
+    write_lesson(tmp_path, ALPHA, "alpha")
+    write_lesson(tmp_path, BETA, "beta")
+    assert run_cli(tmp_path, "alpha", "--no-pdf").returncode == 0
+    page = (tmp_path / "dist/index.html").read_text("utf-8")
+    assert page.index('id="lesson-alpha"') < page.index('id="lesson-beta"')
+    assert re.search(r'id="lesson-beta"><h3>beta</h3><p class="lesson-status">Not built', page)
+    assert run_cli(tmp_path, "beta", "--no-pdf").returncode == 0
+    shutil.rmtree(tmp_path / "content/alpha")
+    assert run_cli(tmp_path, "beta", "--no-pdf").returncode == 0
+    page = (tmp_path / "dist/index.html").read_text("utf-8")
+    assert 'id="lesson-alpha"' not in page and 'id="lesson-beta"' in page
