@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from deck.errors import DeckError
-from deck.options import Options, UsageError
+from deck.options import KNOWN_OUTPUTS, Options, UsageError, read_outputs
 from deck.pipeline import build
 from deck.progress import LogOnly, ProgressDisplay
 from deck.publish.journal import LockTimeout, lock_timeout
@@ -36,6 +36,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--cache", type=Path, default=Path(".cache"), help=argparse.SUPPRESS)
     p.add_argument(
         "--no-pdf", action="store_true", help="skip slides.pdf, handout.pdf and notes.pdf"
+    )
+    p.add_argument(
+        "--to",
+        metavar="LIST",
+        help=f"outputs to make, e.g. html,pdf,ipynb (known: {', '.join(KNOWN_OUTPUTS)}; "
+        "default: lesson.yml's `outputs:`, else all); the deck itself is always written",
     )
     p.add_argument(
         "--single-file",
@@ -94,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
+    outputs = None
+    if args.to is not None:
+        try:
+            outputs = read_outputs(args.to)
+        except ValueError as exc:
+            p.error(f"--to: {exc}")
     try:
         lock_timeout()  # read before anything is built: a bad value is bad usage
     except UsageError as exc:
@@ -131,11 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         jobs=args.jobs,
         verbose=args.verbose,
         single_file=args.single_file,
+        outputs=outputs,
     )
     if args.serve:
         from deck.preview.serve import ServeError, parse_port, serve
 
-        first = replace(options, pdf=False)
+        first = replace(options, pdf=False, course=False)  # (its own page lists the decks)
         later = replace(first, force=False)
         builds = iter([first])
         try:

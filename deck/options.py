@@ -1,6 +1,7 @@
 """What a build is asked to do (`Options`) and what it did (`BuildReport`, assembled from the
 stages' `Execution` and `Published`): plain frozen values, no runtime imports beyond the
-standard library, so the no-change path stays light."""
+standard library and the outputs' names (`deck.model.config`), so the no-change path stays
+light."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deck.model.config import DEFAULT_OUTPUTS, KNOWN_OUTPUTS, LESSON_OUTPUTS, read_outputs
+
 if TYPE_CHECKING:
     from deck.model import SectionResult
+
+__all__ = ["DEFAULT_OUTPUTS", "KNOWN_OUTPUTS", "LESSON_OUTPUTS", "read_outputs"]
 
 
 class UsageError(Exception):
@@ -27,6 +32,16 @@ class Options:
     jobs: int = 2
     verbose: bool = False
     single_file: bool = False
+    outputs: tuple[str, ...] | None = None  # `--to`: None leaves it to lesson.yml, then defaults
+    course: bool = True  # False: no course page whatever is chosen (`--serve` lists the decks)
+
+    def wants(self, output: str, chosen: tuple[str, ...] | None = None) -> bool:
+        """Whether `output` is made: `--to` first, else the lesson's `outputs:` (`chosen`),
+        else the defaults; `--no-pdf` always drops the PDFs."""
+        if (output == "pdf" and not self.pdf) or (output == "course" and not self.course):
+            return False
+        names = self.outputs if self.outputs is not None else chosen
+        return output in (names if names is not None else DEFAULT_OUTPUTS)
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,20 @@ parser, executor and renderer are imported when a lesson actually needs building
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson
-from deck.options import BuildReport, LessonReport, Options, UsageError
+from deck.options import KNOWN_OUTPUTS, BuildReport, LessonReport, Options, UsageError
 from deck.progress import LogOnly, Progress
 from deck.publish.journal import clean_leftovers, output_lock
 from deck.source.registry import Source, sources_for
 from deck.store.manifest import Hasher, Manifest, inputs_digest, outputs_digest
+
+if TYPE_CHECKING:
+    from deck.publish.coursefile import CourseConfig
 
 __all__ = ["BuildReport", "Options", "UsageError", "build", "check_paths"]
 
@@ -29,7 +34,50 @@ def build(names: list[str], options: Options, progress: Progress | None = None) 
     progress = progress or LogOnly()
     sources = sources_for(names, options.content)
     check_paths(sources, options)
-    return BuildReport(tuple(build_lesson(source, options, progress) for source in sources))
+    if not options.wants("course"):
+        return BuildReport(tuple(build_lesson(source, options, progress) for source in sources))
+    from deck.publish.course import lesson_folders
+    from deck.publish.coursefile import read_course
+
+    known = lesson_folders(options.content)
+    course = read_course(options.content, set(known))  # a wrong value stops the build first
+    for warning in course.warnings:
+        progress.log(str(warning))
+    reports = []
+    for source in sources:
+        try:
+            reports.append(build_lesson(source, options, progress))
+        except DeckError as exc:  # its last good entry stays, marked with the failure
+            failures = {**{r.name: None for r in reports}, source.name: _failure(exc)}
+            _course_update(options, failures, course, known, progress)
+            raise
+    _course_update(options, {s.name: None for s in sources}, course, known, progress)
+    return BuildReport(tuple(reports))
+
+
+def _failure(exc: DeckError) -> str:
+    first = exc.diagnostics[0] if exc.diagnostics else None
+    what = f"{first.loc}: {first.message}" if first else "errors"
+    more = len(exc.diagnostics) - 1
+    return what[:300] + (f" (+{more})" if more > 0 else "")
+
+
+def _course_update(
+    options: Options,
+    failures: dict[str, str | None],
+    course: CourseConfig,
+    known: list[str],
+    progress: Progress,
+) -> None:
+    """Mark each lesson's entry as built (None) or failed, and write the course page when it
+    lists one of them (a lesson that never built has no entry: its failure changes nothing)."""
+    from deck.publish.course import mark_entry, write_course_page
+
+    with output_lock([options.out, options.cache], progress.log):
+        marked = [mark_entry(name, options, failure) for name, failure in failures.items()]
+        if any(marked):
+            if write_course_page(options, course, known):
+                progress.log(f"  wrote   {options.out / 'index.html'} (the course page)")
 
 
 def build_lesson(source: Source, options: Options, progress: Progress) -> LessonReport:
@@ -61,6 +109,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         lesson = source.load()
         for warning in lesson.warnings:
             log(str(warning))
+        options = chosen_outputs(options, lesson)
         check_labels(lesson)
         executed = execute(lesson, options, progress)
         t1 = time.perf_counter()
@@ -68,7 +117,10 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         for warning in deck.warnings:  # found while rendering (a figure without alt text)
             log(str(warning))
         rendered = time.perf_counter() - t1
-        published = write(lesson, deck, options, progress)
+        published = write(lesson, deck, options, progress, executed.results)
+        from deck.publish.course import record_entry
+
+        record_entry(lesson, deck, options)  # what the course page lists of it
         warnings = (
             *(str(w) for w in lesson.warnings),
             *executed.warnings,
@@ -100,6 +152,13 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         return report
 
 
+def chosen_outputs(options: Options, lesson: Lesson) -> Options:
+    """The options with the outputs this lesson makes: `--to`, else its `outputs:`, else the
+    defaults (`--no-pdf` drops the PDFs whichever)."""
+    chosen = tuple(o for o in KNOWN_OUTPUTS if options.wants(o, lesson.config.outputs))
+    return replace(options, pdf="pdf" in chosen, outputs=chosen)
+
+
 def output_paths(name: str, options: Options) -> list[Path]:
     """What a build of `name` replaces: each exporter's places (light: no exporter runs)."""
     from deck.publish.write import output_places
@@ -113,6 +172,7 @@ def _fingerprint(options: Options) -> dict[str, object]:
     return {
         "pdf": options.pdf,
         "single_file": options.single_file,
+        "outputs": list(options.outputs) if options.outputs is not None else None,
         "out": str(options.out.resolve()),
         "figures": str(options.figures.resolve()),
         # a Chromium or font upgrade reprints the PDFs (their own key has it too)

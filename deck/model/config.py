@@ -23,6 +23,30 @@ def _half_the_memory_mb() -> int:
     return max(512, total // 2 // 2**20)
 
 
+# The outputs a build can be asked for (`--to`, `lesson.yml` `outputs:`), and those made when
+# neither names any. The deck (`index.html`, `values.json`, figures) is always written: every
+# other output is made from it. (PPTX, when it comes, is one more name here, not a default.)
+KNOWN_OUTPUTS = ("html", "pdf", "ipynb", "course")
+DEFAULT_OUTPUTS = ("html", "pdf", "ipynb", "course")
+
+
+LESSON_OUTPUTS = ("html", "pdf", "ipynb")  # what a lesson's `outputs:` may name
+
+
+def read_outputs(
+    text: str | list[str] | tuple[str, ...], known: tuple[str, ...] = KNOWN_OUTPUTS
+) -> tuple[str, ...]:
+    """`html,pdf,ipynb` (or a list) as the outputs' names; raises ValueError naming the known
+    ones when a name is not one of them."""
+    names = text.split(",") if isinstance(text, str) else list(text)
+    found = tuple(dict.fromkeys(str(n).strip().lower() for n in names if str(n).strip()))
+    unknown = [n for n in found if n not in known]
+    if unknown or not found:
+        what = f"unknown output {', '.join(repr(n) for n in unknown)}" if unknown else "no output"
+        raise ValueError(f"{what} (known: {', '.join(known)})")
+    return found
+
+
 @dataclass(frozen=True)
 class ExecConfig:
     seed: int = 0
@@ -116,6 +140,7 @@ class LessonConfig:
     python_why: str = ""  # how it was chosen (QUARTO_PYTHON, a kernel, VIRTUAL_ENV…)
     kernel: str | None = None  # a `.qmd`'s `jupyter:` kernelspec name
     handout: HandoutConfig = field(default_factory=HandoutConfig)
+    outputs: tuple[str, ...] | None = None  # `outputs: [html, pdf, ipynb]`; None: the defaults
 
 
 @dataclass(frozen=True)

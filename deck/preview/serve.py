@@ -36,6 +36,7 @@ __all__ = [
     "serve",
 ]
 NOT_WATCHED = {PAGE, "values.json"}  # the page has its own hash; values.json is not shown
+NOT_SHOWN = {".pdf", ".ipynb"}  # files beside the page that the page never loads
 Log = Callable[[str], None]
 Build = Callable[[], object]
 
@@ -89,7 +90,9 @@ class Outputs:
             files = {}
             for path in sorted(folder.rglob("*")):
                 rel = path.relative_to(folder).as_posix()
-                if rel in NOT_WATCHED or path.suffix == ".pdf" or hidden(rel):
+                if rel in NOT_WATCHED or path.suffix in NOT_SHOWN or hidden(rel):
+                    continue
+                if rel.startswith("code/"):  # (the notebook's: the page loads none of it)
                     continue
                 value = self.digest(path) if path.is_file() else None
                 if value is not None:

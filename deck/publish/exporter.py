@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from deck.model import Lesson
+from deck.model import Lesson, SectionResult
 from deck.options import Options
 from deck.progress import Progress
 from deck.store.files import content_hash
@@ -22,12 +22,14 @@ DECK = "deck"  # the place `dist/<lesson>/`, where every kept file and the build
 @dataclass(frozen=True)
 class Built:
     """What every exporter is made from: the lesson, its rendered deck (with each view), the
-    options, and the staging path of each place of this build."""
+    options, the staging path of each place of this build, and what running each section
+    produced (its cells' outputs, for outputs made from more than the page)."""
 
     lesson: Lesson
     deck: RenderedDeck
     options: Options
     staging: dict[str, Path]
+    results: dict[str, SectionResult] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

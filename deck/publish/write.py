@@ -10,12 +10,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deck.model import Lesson
+from deck.model import Lesson, SectionResult
 from deck.options import Options, Published
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, Exporter
 from deck.publish.html import HtmlDeck
 from deck.publish.journal import Target, new_build_id, publish
+from deck.publish.notebook import Notebooks
 from deck.publish.pdfs import Pdfs
 from deck.publish.single import SingleFile
 
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
     from deck.render.deck import RenderedDeck
 
 # The outputs, in the order they are made (later ones may read what earlier ones staged).
-EXPORTERS: tuple[Exporter, ...] = (HtmlDeck(), Pdfs(), SingleFile())
+# The notebooks come after the PDFs: their code/ folder is not a file the printed page loads.
+# (PPTX, when it comes, is one more exporter here and one name in deck.options.KNOWN_OUTPUTS.)
+EXPORTERS: tuple[Exporter, ...] = (HtmlDeck(), Pdfs(), SingleFile(), Notebooks())
 RECORD = ".build-stamp"  # in dist/<lesson>: what each kept file was made from, its digest
 
 
@@ -52,7 +55,13 @@ def previous_record(folder: Path) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in record.items() if isinstance(v, dict)}
 
 
-def write(lesson: Lesson, deck: RenderedDeck, options: Options, progress: Progress) -> Published:
+def write(
+    lesson: Lesson,
+    deck: RenderedDeck,
+    options: Options,
+    progress: Progress,
+    results: dict[str, SectionResult] | None = None,
+) -> Published:
     """Stage every output of the lesson completely, then publish them all at once."""
     t0 = time.perf_counter()
     log = progress.log
@@ -60,7 +69,8 @@ def write(lesson: Lesson, deck: RenderedDeck, options: Options, progress: Progre
     places = output_places(lesson.name, options)
     drop = dropped_places(lesson.name, options)
     targets = {place: Target(path, build_id, place in drop) for place, path in places.items()}
-    built = Built(lesson, deck, options, {p: t.staging for p, t in targets.items()})
+    staging = {p: t.staging for p, t in targets.items()}
+    built = Built(lesson, deck, options, staging, results or {})
     before = previous_record(places[DECK])
     record: dict[str, dict[str, Any]] = {"inputs": {}, "digests": {}, "warnings": {}}
     printed: list[str] = []
@@ -84,7 +94,7 @@ def write(lesson: Lesson, deck: RenderedDeck, options: Options, progress: Progre
                 exported = exporter.export(built, todo, progress)
                 record_made(exporter, built, todo, made, exported, record)
                 if todo and made is not None:
-                    printed += todo
+                    printed += [f for f in todo if f.endswith(".pdf")]  # (printed: the PDFs)
                     seconds[exporter.name] = exported.seconds
             seconds.setdefault("write", time.perf_counter() - t0)  # (the deck itself)
         staged = [
@@ -128,6 +138,7 @@ def keep_unchanged(
         old = old_folder / name
         same = before.get("inputs", {}).get(name) == made[name] and old.is_file()
         if same and before.get("digests", {}).get(name) == exporter.digest(old):
+            (built.staging[DECK] / name).parent.mkdir(parents=True, exist_ok=True)  # (code/…)
             shutil.copyfile(old, built.staging[DECK] / name)
             kept.append(name)
             record["inputs"][name] = made[name]

@@ -225,6 +225,7 @@ CELL_OPTIONS: dict[str, Callable[[Any], str | None]] = {
     "layout-nrow": _count("layout-nrow"),
     "layout": _layout,
     "layout-align": _one_of("layout-align", "default", "left", "center", "right"),
+    "exercise": _bool("exercise"),  # blanked in the student notebook (deck.publish.nbcells)
 }
 
 

@@ -25,7 +25,7 @@ from deck.model import (
     QuizConfig,
     WidgetSource,
 )
-from deck.model.config import HandoutConfig
+from deck.model.config import LESSON_OUTPUTS, HandoutConfig, read_outputs
 from deck.theme import HANDOUT_MAX_LINES, HANDOUT_PER_PAGE
 
 
@@ -212,6 +212,16 @@ def _lines(value: Any) -> int:
 HANDOUT_SCHEMA: dict[str, Check] = {"per-page": _per_page, "lines": _lines}
 
 
+def _outputs(value: Any) -> tuple[str, ...]:
+    """`outputs: [html, pdf, ipynb]`: what a build of the lesson makes (`--to` overrides)."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Invalid(f"must be a list of outputs (known: {', '.join(LESSON_OUTPUTS)})")
+    try:
+        return read_outputs(value, LESSON_OUTPUTS)
+    except ValueError as exc:
+        raise Invalid(str(exc)) from None
+
+
 TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "title": as_text,
     "subtitle": as_text,
@@ -223,6 +233,7 @@ TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "widgets": NodeCheck(read_widgets),
     "quiz": {"shuffle": _bool, "mode": _quiz_mode},
     "handout": HANDOUT_SCHEMA,
+    "outputs": _outputs,
 }
 
 

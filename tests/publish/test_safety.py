@@ -150,6 +150,7 @@ def test_leftover_staging_folders_of_a_killed_build_are_removed(tmp_path: Path):
     assert sorted(p.name for p in (tmp_path / "dist").iterdir()) == [
         ".staging-other-1-0123abcd",
         "cat",
+        "index.html",  # the course page
     ]
     assert [p.name for p in (tmp_path / "figures").iterdir()] == ["cat"]
     keep.rmdir()

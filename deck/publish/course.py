@@ -1,0 +1,284 @@
+"""The course page `dist/index.html`: every lesson in order with its title, subtitle, date,
+slide count and planned minutes, and links to the files its last good build wrote. Written on
+every build (it costs a few milliseconds and reads no lesson): one lesson or twenty, the out
+folder opens on a page that says what is in it.
+
+Each lesson's entry is recorded when its build publishes (`.cache/course/<lesson>.json`), so a
+lesson that fails keeps its last good entry, marked with the failure. The page is one file
+with its stylesheet inlined: offline from file://, in the deck's language and theme."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deck.options import Options
+from deck.store.files import write_atomic
+from deck.theme import STATIC, language
+
+if TYPE_CHECKING:
+    from deck.model import Lesson
+    from deck.publish.coursefile import CourseConfig
+    from deck.render.deck import RenderedDeck
+
+PAGE = "index.html"
+# A note's minutes, as the speaker view reads them (deck/static/deck.js `TEXT.minutes`).
+MINUTES = {
+    "en": re.compile(r"\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:min|minutes?)\b", re.I),
+    "zh": re.compile(r"\s*[(（]?\s*(\d+(?:\.\d+)?)\s*分钟"),
+}
+OPTIONAL_MARK = re.compile(r'<p class="deck-optional-mark">.*?</p>', re.S)
+TAG = re.compile(r"<[^>]*>")
+TEXT = {
+    "en": {
+        "course": "Course",
+        "lessons": "Lessons",
+        "slides": "{n} slides",
+        "minutes": "{m} min planned",
+        "optional": " (optional slides: {m} min more)",
+        "lecturer": "Lecturer",
+        "term": "Term",
+        "failed": "The latest build failed ({why}); the files below are from the last good one.",
+        "unbuilt": "Not built yet.",
+        "files": "Files of {title}",
+        "links": {
+            "deck": "Slides",
+            "single": "Single file",
+            "slides.pdf": "Slides (PDF)",
+            "handout.pdf": "Handout (PDF)",
+            "notes.pdf": "Lecturer's notes (PDF)",
+            "ipynb": "Notebook",
+            "solutions": "Notebook with solutions",
+        },
+    },
+    "zh": {
+        "course": "课程",
+        "lessons": "课程内容",
+        "slides": "{n} 页幻灯片",
+        "minutes": "计划 {m} 分钟",
+        "optional": "（可跳过的页另加 {m} 分钟）",
+        "lecturer": "主讲",
+        "term": "学期",
+        "failed": "最近一次构建失败（{why}）；下面是最后一次成功构建的文件。",
+        "unbuilt": "尚未构建。",
+        "files": "{title}的文件",
+        "links": {
+            "deck": "幻灯片",
+            "single": "单文件",
+            "slides.pdf": "幻灯片 PDF",
+            "handout.pdf": "讲义 PDF",
+            "notes.pdf": "讲稿 PDF（教师用）",
+            "ipynb": "Notebook 笔记本",
+            "solutions": "笔记本（含答案）",
+        },
+    },
+}
+
+
+def entries_folder(options: Options) -> Path:
+    return options.cache / "course"
+
+
+def planned_seconds(slides: Any, lang: str) -> tuple[int, int]:
+    """(planned, optional) seconds of a deck, counted as the speaker view counts them: each
+    slide's notes open with its minutes, a `timing` attribute (seconds) wins, and slides
+    marked `{.optional}` are counted apart."""
+    pattern = MINUTES["en" if lang.lower().startswith("en") else "zh"]
+    planned = optional = 0
+    for slide in slides:
+        notes = html.unescape(TAG.sub("", OPTIONAL_MARK.sub("", slide.notes)))
+        match = pattern.match(notes)
+        seconds = round(float(match.group(1)) * 60) if match else 0
+        timing = slide.attrs.get("data-timing", slide.attrs.get("timing"))
+        if timing is not None:
+            number = re.match(r"\s*([-+]?\d+)", str(timing))
+            seconds = int(number.group(1)) if number else 0
+        if "optional" in slide.classes:
+            optional += seconds
+        else:
+            planned += seconds
+    return planned, optional
+
+
+def record_entry(lesson: Lesson, deck: RenderedDeck, options: Options) -> None:
+    """What the course page says of a lesson that just published (its last good entry)."""
+    config = lesson.config
+    planned, optional = planned_seconds(deck.slides, config.lang)
+    folder = lesson.path.resolve()
+    entry = {
+        "name": lesson.name,
+        # a lesson folder of the content folder (listed while it is there), else a .qmd
+        "in_content": folder.is_dir() and folder.parent == options.content.resolve(),
+        "out": str(options.out.resolve()),
+        "title": lesson.title,
+        "subtitle": config.subtitle,
+        "date": config.date,
+        "author": config.author,
+        "course": config.course,
+        "lang": config.lang,
+        "theme": config.slides.theme,
+        "slides": len(deck.slides),
+        "minutes": planned / 60,
+        "optional_minutes": optional / 60,
+        "failed": None,
+    }
+    path = entries_folder(options) / f"{lesson.name}.json"
+    write_atomic(path, json.dumps(entry, ensure_ascii=False, indent=1).encode())
+
+
+def read_entry(path: Path) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return entry if isinstance(entry, dict) and isinstance(entry.get("name"), str) else None
+
+
+def mark_entry(name: str, options: Options, failure: str | None) -> bool:
+    """Mark a lesson's last good entry with its build's failure (None: it built); whether
+    there was an entry to mark."""
+    path = entries_folder(options) / f"{name}.json"
+    entry = read_entry(path)
+    if entry is None:
+        return False
+    if entry.get("failed") != failure:
+        entry["failed"] = failure
+        write_atomic(path, json.dumps(entry, ensure_ascii=False, indent=1).encode())
+    return True
+
+
+def lesson_entries(options: Options, order: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The entries of lessons built into this out folder: `order` first (one not built yet
+    says so), then the rest by name; a lesson folder removed from the content folder is not
+    listed any more."""
+    out = str(options.out.resolve())
+    present = set(lesson_folders(options.content))
+    found = {}
+    folder = entries_folder(options)
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.json")):
+            entry = read_entry(path)
+            if entry is None or entry.get("out") != out:
+                continue
+            if entry.get("in_content") and entry["name"] not in present:
+                continue
+            found[entry["name"]] = entry
+    listed = [found.pop(name, {"name": name, "title": name, "unbuilt": True}) for name in order]
+    return listed + [found[name] for name in sorted(found)]
+
+
+def lesson_folders(content: Path) -> list[str]:
+    """The lesson folders of the content folder, by name (as the CLI finds them)."""
+    if not content.is_dir():
+        return []
+    return sorted(
+        d.name for d in content.iterdir() if d.is_dir() and not d.name.startswith((".", "_"))
+    )
+
+
+def number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def links(entry: dict[str, Any], out: Path) -> list[tuple[str, str]]:
+    """(kind, href) of each file the lesson's last good build left in the out folder."""
+    name = entry["name"]
+    candidates = [
+        ("deck", f"{name}/index.html"),
+        ("single", f"{name}.html"),
+        ("slides.pdf", f"{name}/slides.pdf"),
+        ("handout.pdf", f"{name}/handout.pdf"),
+        ("notes.pdf", f"{name}/notes.pdf"),
+        ("ipynb", f"{name}/{name}.ipynb"),
+        ("solutions", f"{name}/{name}-solutions.ipynb"),
+    ]
+    return [(kind, href) for kind, href in candidates if (out / href).is_file()]
+
+
+def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) -> str:
+    """The page, all text escaped (a title is shown as written, never read as markup)."""
+    e = html.escape
+    built = [x for x in entries if not x.get("unbuilt")]
+    lang = course.lang or (built[0]["lang"] if built else "en")
+    text = TEXT["en" if language(lang) == "en" else "zh"]
+    theme = built[0].get("theme", "default") if built else "default"
+    named = [x["course"] for x in built if x.get("course")]
+    title = course.title or (named[0] if named else text["course"])
+    head = [f"<h1>{e(title)}</h1>"]
+    facts = [(text["lecturer"], course.lecturer), (text["term"], course.term)]
+    shown = [f"<div><dt>{e(k)}</dt><dd>{e(v)}</dd></div>" for k, v in facts if v]
+    if shown:
+        head.append(f'<dl class="course-facts">{"".join(shown)}</dl>')
+    if course.description:
+        paragraphs = [p.strip() for p in course.description.split("\n\n") if p.strip()]
+        head += [f'<p class="course-description">{e(p)}</p>' for p in paragraphs]
+    items = []
+    for entry in entries:
+        items.append(lesson_item(entry, text, out))
+    css = (STATIC / "course.css").read_text("utf-8")
+    return (
+        f'<!DOCTYPE html>\n<html lang="{e(lang)}" class="deck-theme-{e(theme)}">\n<head>\n'
+        '<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{e(title)}</title>\n<style>\n{css}</style>\n</head>\n<body>\n"
+        f"<header>\n{chr(10).join(head)}\n</header>\n<main>\n"
+        f'<h2 class="lessons-heading">{e(text["lessons"])}</h2>\n'
+        f'<ol class="lessons">\n{"".join(items)}</ol>\n</main>\n</body>\n</html>\n'
+    )
+
+
+def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
+    e = html.escape
+    name = entry["name"]
+    if entry.get("unbuilt"):
+        return (
+            f'<li class="lesson lesson-unbuilt" id="lesson-{e(name)}"><h3>{e(name)}</h3>'
+            f'<p class="lesson-status">{e(text["unbuilt"])}</p></li>\n'
+        )
+    found = links(entry, out)
+    deck = dict(found).get("deck")
+    title = e(entry["title"])
+    heading = f'<a href="{e(deck)}">{title}</a>' if deck else title
+    parts = [f"<h3>{heading}</h3>"]
+    if entry.get("subtitle"):
+        parts.append(f'<p class="lesson-subtitle">{e(entry["subtitle"])}</p>')
+    facts = []
+    if entry.get("date"):
+        facts.append(f'<time datetime="{e(entry["date"])}">{e(entry["date"])}</time>')
+    facts.append(e(text["slides"].format(n=entry["slides"])))
+    if entry.get("minutes"):
+        minutes = text["minutes"].format(m=number(entry["minutes"]))
+        if entry.get("optional_minutes"):
+            minutes += text["optional"].format(m=number(entry["optional_minutes"]))
+        facts.append(e(minutes))
+    parts.append(f'<p class="lesson-facts">{" · ".join(facts)}</p>')
+    if entry.get("failed"):
+        failed = text["failed"].format(why=entry["failed"])
+        parts.append(f'<p class="lesson-failed" role="status">{e(failed)}</p>')
+    label = e(text["files"].format(title=entry["title"]))
+    anchors = "".join(
+        f'<li><a href="{e(href)}">{e(text["links"][kind])}</a></li>' for kind, href in found
+    )
+    parts.append(f'<ul class="lesson-links" aria-label="{label}">{anchors}</ul>')
+    failed = " lesson-has-failed" if entry.get("failed") else ""
+    return f'<li class="lesson{failed}" id="lesson-{e(name)}">{"".join(parts)}</li>\n'
+
+
+def write_course_page(options: Options, course: CourseConfig, known: list[str]) -> bool:
+    """Write `<out>/index.html` when it would change; whether it was written."""
+    order = course.lessons or tuple(known)
+    entries = lesson_entries(options, order)
+    if not [x for x in entries if not x.get("unbuilt")]:
+        return False  # nothing built yet: nothing to list
+    page = course_page(course, entries, options.out).encode()
+    path = options.out / PAGE
+    try:
+        if path.read_bytes() == page:
+            return False
+    except OSError:
+        pass
+    write_atomic(path, page)
+    return True

@@ -1,0 +1,81 @@
+"""`content/course.yml`, optional: the course page's title, lecturer, term, language, short
+description and lesson order, checked with line numbers as lesson.yml is (a wrong value is an
+error at its line, an unknown key a warning)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deck.errors import DeckError, Diagnostic, Loc
+
+COURSE_FILE = "course.yml"
+
+
+@dataclass(frozen=True)
+class CourseConfig:
+    title: str | None = None
+    lecturer: str | None = None
+    term: str | None = None
+    description: str | None = None
+    lang: str | None = None
+    lessons: tuple[str, ...] = ()  # the order; lessons it does not name follow by name
+    warnings: tuple[Diagnostic, ...] = ()
+
+
+def read_course(content: Path, known: set[str]) -> CourseConfig:
+    """The course settings (all defaults without the file); raises DeckError naming each
+    wrong value at its line, including a lesson that is not a lesson folder of `content`."""
+    path = content / COURSE_FILE
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return CourseConfig()
+    import yaml
+
+    from deck.source.config import NodeCheck, as_text, check_mapping
+
+    shown = str(path)
+    diagnostics: list[Diagnostic] = []
+
+    def lessons(node: yaml.Node, name: str, at_path: str, found: list[Diagnostic], _: Any):
+        at = Loc(at_path, node.start_mark.line + 1)
+        if not isinstance(node, yaml.SequenceNode):
+            found.append(Diagnostic(at, "config", f"`{name}` must be a list of lesson folders"))
+            return None
+        order: list[str] = []
+        for item in node.value:
+            loc = Loc(at_path, item.start_mark.line + 1)
+            value = item.value if isinstance(item, yaml.ScalarNode) else None
+            if not isinstance(value, str) or value not in known:
+                names = ", ".join(sorted(known)) or "none"
+                message = f"`{name}`: {value!r} is not a lesson folder of {content} ({names})"
+                found.append(Diagnostic(loc, "config", message))
+            elif value in order:
+                found.append(Diagnostic(loc, "config", f"`{name}`: {value} is named twice"))
+            else:
+                order.append(value)
+        return tuple(order)
+
+    schema = {
+        "title": as_text,
+        "lecturer": as_text,
+        "term": as_text,
+        "description": as_text,
+        "lang": as_text,
+        "lessons": NodeCheck(lessons),
+    }
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        at = Loc(shown, mark.line + 1 if mark else 1)
+        raise DeckError([Diagnostic(at, "config", f"not valid YAML: {problem}")]) from None
+    values = check_mapping(node, schema, "", shown, diagnostics) if node is not None else {}
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if errors:
+        raise DeckError(errors)
+    warnings = tuple(d for d in diagnostics if d.severity != "error")
+    return CourseConfig(**values, warnings=warnings)
