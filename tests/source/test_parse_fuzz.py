@@ -243,6 +243,9 @@ class FakeKaTeX:
     def __init__(self, cache_file: Path | None):
         pass
 
+    def use_macros(self, macros: dict[str, str]) -> None:
+        pass
+
     def prepare(self, formulas: set[tuple[str, bool]]) -> None:
         pass
 

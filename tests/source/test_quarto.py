@@ -119,7 +119,8 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
             found,
         )
     assert len(found) == len(expected)  # freeze, cache and jupyter: python3 are accepted
-    assert "single self-contained file" in next(w for w in found if "embed-resources" in w)
+    embed = next(w for w in found if "`format.revealjs.embed-resources" in w)
+    assert "single self-contained file" in embed
     assert load_qmd(qmd).config.slides.theme == "default"
 
 
