@@ -247,4 +247,9 @@ def test_an_english_deck_pauses_and_polls_in_english(context, tmp_path):
     assert choice.locator(".quiz-count").inner_text() == "1 vote"
     page.keyboard.press(".")
     page.wait_for_function("Reveal.isPaused()")
-    assert page.locator(".pause-overlay .resume-button").inner_text() == "Resume presentation"
+    resume = page.locator(".pause-overlay .resume-button")
+    resume.wait_for(state="visible")  # (the overlay fades in)
+    page.wait_for_function(
+        "document.querySelector('.pause-overlay .resume-button').innerText.trim() !== ''"
+    )
+    assert resume.inner_text() == "Resume presentation"
