@@ -98,7 +98,10 @@ def compile_theme(
     scss = (
         parts["functions"] + parts["mixins"] + parts["defaults"] + DEFAULTS + RULES + parts["rules"]
     )
-    key = hashlib.sha256(json.dumps([scss, css, sass_version()]).encode()).hexdigest()
+    # sass may `@import` any partial from the folder: every one of them is in the key
+    partials = sorted(p for p in folder.rglob("*.s[ac]ss") if p.is_file())
+    imported = [[str(p.relative_to(folder)), p.read_text("utf-8", "replace")] for p in partials]
+    key = hashlib.sha256(json.dumps([scss, css, imported, sass_version()]).encode()).hexdigest()
     stored = _cached(cache, key)
     if stored is not None:
         return stored + css, problems

@@ -23,7 +23,7 @@ LESSON_NAME = re.compile(r"[^\W][\w.-]*")
 SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 # A .qmd's inputs besides itself and `_metadata.yml`: files of these kinds in its folder (and
 # its Python packages' modules), and any such file it names in a subfolder.
-QMD_INPUTS = {".py", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".css"}
+QMD_INPUTS = {".py", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".css", ".scss", ".sass"}
 NAMED_FILE = re.compile(
     r"[\w./@%-]+\.(?:png|jpe?g|gif|svg|webp|s?css|py|qmd|md|html?|bib|csl|json|ya?ml|mp4|webm|ogv|mov|m4v)\b",
     re.I,

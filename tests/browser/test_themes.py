@@ -91,3 +91,21 @@ def test_a_scss_error_is_an_error_naming_the_file(tmp_path):
     assert ran.returncode == 1
     assert "bad.scss" in ran.stderr and "Undefined variable" in ran.stderr
     assert not (tmp_path / "dist" / "talk").exists()
+
+
+def test_an_edit_of_an_imported_scss_partial_rebuilds(context, tmp_path):
+    write(
+        tmp_path,
+        {
+            "talk.qmd": "---\nformat:\n  revealjs:\n    theme: [default, custom.scss]\n"
+            "---\n\n## H\n",
+            "custom.scss": '/*-- scss:defaults --*/\n@import "colours";\n',
+            "_colours.scss": "$presentation-heading-color: #8e44ad;\n",
+        },
+    )
+    page = tmp_path / "dist" / "talk" / "index.html"
+    assert run_cli(tmp_path, "talk.qmd", "--no-pdf").returncode == 0
+    assert colours(context, page)[1] == "rgb(142, 68, 173)"
+    (tmp_path / "_colours.scss").write_text("$presentation-heading-color: #27ae60;\n")
+    assert run_cli(tmp_path, "talk.qmd", "--no-pdf").returncode == 0
+    assert colours(context, page)[1] == "rgb(39, 174, 96)"
