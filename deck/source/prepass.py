@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from deck.errors import Diagnostic, Loc
-from deck.source.contain import outside
+from deck.source.contain import CODE_SPAN, outside
 from deck.source.shortcodes import SHORTCODES, Call, ShortcodeError, parse_args
 
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -141,7 +141,7 @@ def _uncomment(line: str, comment: Loc | None, loc: Loc) -> tuple[str, Loc | Non
 
 def _in_code_span(text: str, at: int) -> bool:
     """Whether position `at` lies inside a `code span` of the line."""
-    for m in re.finditer(r"(`+)(?:(?!\1).)+?\1", text):
+    for m in CODE_SPAN.finditer(text):
         if m.start() < at < m.end():
             return True
     return False
