@@ -31,6 +31,7 @@ from deck.render.cite import cite
 from deck.render.crossref import crossref
 from deck.render.frame import deck_settings, missing_media
 from deck.render.host import build_host
+from deck.render.htmltext import lazy_images
 from deck.render.macros import macros_digest
 from deck.render.mathtex import KaTeX, lesson_macros
 from deck.render.pandoc import (
@@ -182,6 +183,8 @@ def render_lesson(
     slides, found = cite(slides, lesson.config.citations, lesson.path, lesson.config.lang, cache)
     warnings.extend(found)
     slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
+    # Every slide but the first loads its pictures when it comes near (reveal's data-src).
+    slides[1:] = [replace(s, body=lazy_images(s.body)) for s in slides[1:]]
     template = env.get_template("deck.html.j2")
 
     def page_of(shown: list[RenderedSlide]) -> str:

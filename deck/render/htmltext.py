@@ -1,4 +1,5 @@
-"""HTML helpers for rendering: highlighted code, and the plain text a reader would quote."""
+"""HTML helpers for rendering: highlighted code, the plain text a reader would quote, and
+images that load when their slide comes near."""
 
 from __future__ import annotations
 
@@ -91,3 +92,19 @@ def _pygments(text: str, lang: str, wrap: bool) -> str:
         lexer = get_lexer_by_name("text")
     formatter = HtmlFormatter(cssclass="highlight") if wrap else HtmlFormatter(nowrap=True)
     return highlight(text, lexer, formatter)
+
+
+# An <img>'s src attribute (not one already lazy), found by walking its attributes in turn,
+# so `src=` inside another attribute's value or in text is never taken for it.
+_ATTR = r"""\s+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?"""
+IMG_SRC = re.compile(
+    rf"""(<img\b(?![^>]*\bdata-src\s*=)(?:(?!\s+src\s*=){_ATTR})*\s+)src(\s*=)""", re.I
+)
+
+
+def lazy_images(body: str) -> str:
+    """`<img src>` → `<img data-src>`: reveal.js loads it when its slide is within the view
+    distance (and every one in the print view). The deck's first slide paints without waiting
+    for the figures of all the others: Chromium parses every SVG on the main thread
+    (bench/first_paint.py measured it)."""
+    return IMG_SRC.sub(r"\1data-src\2", body)

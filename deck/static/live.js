@@ -124,13 +124,17 @@
   }
 
   // Point <img>s at a changed figure to a new URL: Chromium keeps decoded images by URL.
+  // A slide not yet near has its picture in data-src (reveal loads it later): that too.
   function refreshImages(root) {
-    root.querySelectorAll("img[src]").forEach(function (img) {
-      var key = figureKey(img.getAttribute("src"));
+    root.querySelectorAll("img[src], img[data-src]").forEach(function (img) {
+      var attr = img.hasAttribute("data-src") ? "data-src" : "src";
+      var key = figureKey(img.getAttribute(attr));
       if (key === null || !versions[key]) return;
       var url = new URL(key, location.href);
       url.search = "?v=" + versions[key];
-      if (img.src !== url.href) img.src = url.href;
+      if (new URL(img.getAttribute(attr), document.baseURI).href !== url.href) {
+        img.setAttribute(attr, url.href);
+      }
     });
   }
 

@@ -348,7 +348,7 @@ def test_values_are_wrapped_except_in_formulas_choices_notes_and_alt_text(built)
     notes = slide.split('<aside class="notes">')[1]
     assert "答案是 9。" in notes and "value" not in notes
     figure = html.split("<section")[FIGURE + 1]
-    assert '<img src="figures/line.svg" alt="一条直线，斜率 9"' in figure
+    assert '<img data-src="figures/line.svg" alt="一条直线，斜率 9"' in figure
     assert re.search(r'<figcaption>斜率 <span class="value"[^>]*>9</span></figcaption>', figure)
 
 

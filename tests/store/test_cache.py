@@ -128,7 +128,7 @@ def test_prose_added_above_cells_keeps_their_outputs_in_a_cached_build(tmp_path:
     assert [f["file"] for f in after["figures"]] == [f["file"] for f in before["figures"]]
     assert after["figures"][0]["loc"] == "content/mini/02-figure.md:15"  # the new line
     assert len(after["outputs"]) == len(before["outputs"])
-    assert '<img src="figures/parabola.svg"' in (tmp_path / "dist/mini/index.html").read_text()
+    assert '<img data-src="figures/parabola.svg"' in (tmp_path / "dist/mini/index.html").read_text()
 
 
 # ---- what a section read, installed, and ran on is checked on lookup ------------------------
