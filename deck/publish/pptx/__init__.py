@@ -87,7 +87,8 @@ def deterministic(data: bytes) -> bytes:
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
         for info in src.infolist():
             member = zipfile.ZipInfo(info.filename, FIXED_TIME)
-            member.compress_type = zipfile.ZIP_DEFLATED
+            packed = info.filename.endswith((".png", ".jpeg", ".jpg", ".gif"))  # (compressed)
+            member.compress_type = zipfile.ZIP_STORED if packed else zipfile.ZIP_DEFLATED
             member.external_attr = 0o644 << 16
             dst.writestr(member, src.read(info.filename), compresslevel=6)
     return out.getvalue()
@@ -180,6 +181,7 @@ class Pptx:
                 keys[id(picture)] = (key, None if key else source)
         for failed in drawer.draw():
             warnings.append(f"slides.pptx: formula `{failed}` could not be typeset")
+        drawer.prune({key for key, _ in keys.values() if key})
         files: dict[int, Path] = {}
         sizes: dict[int, tuple[float, float]] = {}
         for ident, (key, raster) in keys.items():

@@ -64,21 +64,23 @@ def _qn(tag: str) -> str:
 
 
 def style_run(run: Any, source: Run, size: float, lang: str, color: str = INK) -> None:
-    font = run.font
-    font.size = _emu(size)
-    font.bold = source.bold or None
-    font.italic = source.italic or None
-    font.color.rgb = _rgb(CODE_INK if source.code else color)
-    font.name = CODE_FONT if source.code else MAIN_FONT
+    """The run's properties written straight into its `a:rPr`, children in the schema's order
+    (fill, latin, ea, cs): python-pptx's property setters cost most of the file's time."""
     rpr = run._r.get_or_add_rPr()
     rpr.set("lang", lang)
-    latin = rpr.find(_qn("a:latin"))
-    ea = rpr.makeelement(_qn("a:ea"), {"typeface": MAIN_FONT})
-    cs = rpr.makeelement(_qn("a:cs"), {"typeface": MAIN_FONT})
-    latin.addnext(ea)
-    ea.addnext(cs)
+    rpr.set("sz", str(int(round(size * 100))))
+    if source.bold:
+        rpr.set("b", "1")
+    if source.italic:
+        rpr.set("i", "1")
     if source.script:
         rpr.set("baseline", "30000" if source.script > 0 else "-25000")
+    fill = rpr.makeelement(_qn("a:solidFill"), {})
+    fill.append(fill.makeelement(_qn("a:srgbClr"), {"val": CODE_INK if source.code else color}))
+    rpr.append(fill)
+    face = CODE_FONT if source.code else MAIN_FONT
+    for tag, typeface in (("a:latin", face), ("a:ea", MAIN_FONT), ("a:cs", MAIN_FONT)):
+        rpr.append(rpr.makeelement(_qn(tag), {"typeface": typeface}))
     if source.link and source.link.startswith(("http://", "https://", "mailto:")):
         run.hyperlink.address = source.link
 

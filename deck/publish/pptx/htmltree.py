@@ -1,10 +1,11 @@
-"""The deck's own slide HTML as a small element tree (read with the standard library's HTML
-parser), and KaTeX's MathML as text runs: identifiers in italics, scripts raised or lowered."""
+"""The deck's own slide HTML as a small element tree (read with lxml's HTML parser, without
+KaTeX's visual spans), and KaTeX's MathML as text runs: identifiers in italics, scripts raised
+or lowered."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html.parser import HTMLParser
+from typing import Any
 
 MATH_SCRIPTS = {"msub", "msup", "msubsup"}
 
@@ -47,39 +48,33 @@ class Node:
         return "".join(c if isinstance(c, str) else c.text() for c in self.children)
 
 
-VOID = {"br", "img", "hr", "input", "meta", "link", "source", "col", "wbr", "mspace"}
+SKIP_INSIDE = {"script", "style", "svg"}  # kept as elements, their content not read
 
 
-class _TreeBuilder(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("root", {})
-        self.stack = [self.root]
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, dict(attrs))
-        self.stack[-1].children.append(node)
-        if tag not in VOID:
-            self.stack.append(node)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.stack[-1].children.append(Node(tag, dict(attrs)))
-
-    def handle_endtag(self, tag: str) -> None:
-        for k in range(len(self.stack) - 1, 0, -1):
-            if self.stack[k].tag == tag:
-                del self.stack[k:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        self.stack[-1].children.append(data)
+def _convert(element: Any) -> Node:
+    node = Node(str(element.tag), dict(element.attrib))
+    if element.text and node.tag not in SKIP_INSIDE:
+        node.children.append(element.text)
+    for child in element:
+        if isinstance(child.tag, str) and node.tag not in SKIP_INSIDE:
+            classes = (child.get("class") or "").split()
+            if "katex-html" not in classes:  # (the MathML twin beside it is what is read)
+                node.children.append(_convert(child))
+        if child.tail:
+            node.children.append(child.tail)
+    return node
 
 
 def tree(html: str) -> Node:
-    builder = _TreeBuilder()
-    builder.feed(html)
-    builder.close()
-    return builder.root
+    """The element tree of a piece of the deck's HTML, read by libxml2's HTML parser (lxml)."""
+    from lxml import html as lxml_html
+
+    root = Node("root", {})
+    if not html.strip():
+        return root
+    parsed = lxml_html.fragment_fromstring(html, create_parent="div")
+    root.children = _convert(parsed).children
+    return root
 
 
 def tex_of(node: Node) -> str:
@@ -125,8 +120,10 @@ def math_runs(node: Node, style: Run) -> list[Run]:
             text = n.text().strip()
             italic = len(text) == 1 and n.attrs.get("mathvariant") != "normal"
             add(text, italic, script)
-        elif n.tag == "mspace":
+        elif n.tag == "mspace":  # (the HTML parser may put what follows it inside it)
             add(" ", False, script)
+            for kid in n.children:
+                walk(kid, script)
         else:
             for kid in n.children:
                 walk(kid, script)

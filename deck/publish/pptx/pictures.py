@@ -20,7 +20,7 @@ SCALE = 2  # device pixels per CSS pixel: pictures at 2×
 FORMULA_PX = 40  # KaTeX's font size for display formulas (the deck's slides use about this)
 FIGURE_WIDTH = 1000  # CSS px an SVG figure is drawn at (its height follows its aspect)
 RASTER = (".png", ".jpg", ".jpeg", ".gif")
-DRAWING = "2"  # how pictures are drawn (the page below): a new value redraws every cached one
+DRAWING = "3"  # how pictures are drawn (the page below): a new value redraws every cached one
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,12 @@ class Pictures:
         width, height = _png_size(path)
         return Drawn(path, width, height)
 
+    def prune(self, used: set[str]) -> None:
+        """Drop the pictures this lesson no longer shows (a changed figure leaves its old one)."""
+        for path in self.folder.glob("*.png"):
+            if path.stem not in used:
+                path.unlink(missing_ok=True)
+
     def draw(self) -> list[str]:
         """Draw every wanted picture; the TeX of formulas KaTeX could not typeset."""
         if not self.formulas and not self.figures:
@@ -123,6 +129,19 @@ class Pictures:
         self.figures.clear()
         return failed
 
+    def _crop(self, shot: bytes, top: int, chunk: list[tuple[str, dict[str, int]]]) -> None:
+        import io
+
+        from PIL import Image
+
+        with Image.open(io.BytesIO(shot)) as image:
+            for key, r in chunk:
+                box = (r["x"], r["y"] - top, r["x"] + r["width"], r["y"] - top + r["height"])
+                target = self.folder / f"{key}.png"
+                partial = target.with_suffix(".part.png")
+                image.crop(tuple(v * SCALE for v in box)).save(partial)
+                partial.replace(target)
+
     def _shoot(self, page_file: Path, keys: list[str]) -> None:
         from playwright.sync_api import sync_playwright
 
@@ -137,13 +156,36 @@ class Pictures:
                 page.goto(page_file.resolve().as_uri())
                 page.wait_for_load_state("load")
                 page.evaluate("document.fonts.ready.then(() => true)")
-                for key in keys:
-                    target = self.folder / f"{key}.png"
-                    partial = target.with_suffix(".part.png")
-                    page.locator(f"#f{key}").screenshot(path=str(partial), omit_background=True)
-                    partial.replace(target)
+                rects = page.evaluate(RECTS, [f"f{key}" for key in keys])
+                for chunk in chunks(list(zip(keys, rects, strict=True))):
+                    top = chunk[0][1]["y"]
+                    bottom = max(r["y"] + r["height"] for _, r in chunk)
+                    right = max(r["x"] + r["width"] for _, r in chunk)
+                    clip = {"x": 0, "y": top, "width": right, "height": bottom - top}
+                    shot = page.screenshot(clip=clip, full_page=True, omit_background=True)
+                    self._crop(shot, top, chunk)
             finally:
                 browser.close()
+
+
+RECTS = """ids => ids.map(id => {
+  const r = document.getElementById(id).getBoundingClientRect();
+  return {x: Math.floor(r.left + scrollX), y: Math.floor(r.top + scrollY),
+          width: Math.ceil(r.width), height: Math.ceil(r.height)};
+})"""
+CHUNK = 3000  # CSS px of the page in one screenshot (Chromium draws at most 16384 device px)
+
+
+def chunks(items: list[tuple[str, dict[str, int]]]) -> list[list[tuple[str, dict[str, int]]]]:
+    """The items (stacked top to bottom) in runs at most CHUNK px tall (a taller item alone)."""
+    runs: list[list[tuple[str, dict[str, int]]]] = []
+    for item in items:
+        rect = item[1]
+        if runs and rect["y"] + rect["height"] - runs[-1][0][1]["y"] <= CHUNK:
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
 
 
 def manifest(pictures: dict[str, str]) -> str:
