@@ -32,8 +32,10 @@ BODY_PT = 20.0  # the deck's 28 px text on a 1280 px slide, in points
 CODE_PT = 14.0
 TABLE_PT = 14.0
 SIZES = {"": 1.0, "quote": 1.0, "caption": 0.7, "small": 0.75}
-LINE = 1.22  # line height, in font sizes
+LINE = 1.45  # line height, in font sizes (Noto Sans CJK's ascent + descent: 1.448 em)
 INDENT = 24.0  # per list level
+# Lines break at words and LibreOffice spaces CJK from Latin: a line holds less than its width.
+WRAP = 0.88
 
 
 def char_width(ch: str) -> float:
@@ -51,7 +53,10 @@ def text_lines(text: str, size: float, width: float, mono: bool = False) -> int:
     """How many lines `text` takes at `size` points in a box `width` points wide."""
     lines = 0
     for part in text.replace("\v", "\n").split("\n"):
-        ems = len(part) * 0.602 if mono else sum(char_width(c) for c in part)
+        if mono:  # (CJK in code falls back to a full-width face)
+            ems = sum(1.0 if char_width(c) == 1.0 else 0.602 for c in part)
+        else:
+            ems = sum(char_width(c) for c in part)
         lines += max(1, math.ceil(ems * size / max(width - 8, 20) - 1e-9))
     return lines
 
@@ -65,7 +70,7 @@ def paras_height(paras: list[Para], width: float, scale: float) -> float:
     for para in paras:
         size = para_size(para, scale)
         indent = INDENT * para.level
-        height += text_lines(para.text, size, width - indent) * size * LINE + size * 0.35
+        height += text_lines(para.text, size, WRAP * (width - indent)) * size * LINE + size * 0.35
     return height
 
 
@@ -114,13 +119,11 @@ def table_columns(table: Table, width: float, scale: float) -> list[float]:
 def table_rows(table: Table, width: float, scale: float) -> list[float]:
     size = TABLE_PT * scale
     widths = table_columns(table, width, scale)
-    return [
-        max((text_lines(t, size, w - 4) for (t, _), w in zip(row, widths, strict=False)), default=1)
-        * size
-        * 1.25
-        + 8
-        for row in table.rows
-    ]
+    lines = []
+    for row in table.rows:
+        cells = zip(row, widths, strict=True)
+        lines.append(max([1, *(text_lines(t, size, WRAP * w - 4) for (t, _), w in cells)]))
+    return [n * size * LINE + 8 for n in lines]
 
 
 def table_height(table: Table, width: float, scale: float) -> float:
