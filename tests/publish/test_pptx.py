@@ -322,4 +322,37 @@ def test_the_main_lesson(tmp_path: Path):
         assert any(text in " ".join(t.split()) for t in shown if t), value
     assert any("\\frac" in a for a in alts) and len(pictures) >= 20
     assert sum(1 for slide in prs.slides for s in slide.shapes if s.has_table) >= 15
-    assert pdf_pages(soffice_pdf(out / "slides.pptx", tmp_path)) == values["slides"]
+    pdf = soffice_pdf(out / "slides.pptx", tmp_path)
+    assert pdf_pages(pdf) == values["slides"]
+    outside = [w for w in words(pdf) if w[1] > 540 + 0.5 or w[2] > 960 + 0.5]
+    assert not outside, outside[:5]  # no text runs off a slide as LibreOffice lays it out
+
+
+def words(pdf: Path) -> list[tuple[str, float, float, int]]:
+    """Each word LibreOffice's PDF draws: (text, bottom, right, page), from `pdftotext -bbox`."""
+    from html.parser import HTMLParser
+
+    out = subprocess.run(
+        ["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    found: list[tuple[str, float, float, int]] = []
+
+    class Boxes(HTMLParser):
+        page = 0
+        box: dict[str, str | None] | None = None
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "page":
+                self.page += 1
+            elif tag == "word":
+                self.box = dict(attrs)
+
+        def handle_data(self, data: str) -> None:
+            if self.box is not None:
+                box = self.box
+                found.append((data, float(box["ymax"] or 0), float(box["xmax"] or 0), self.page))
+                self.box = None
+
+    Boxes().feed(out)
+    assert len(found) > 1000  # (the parse found the lesson's words)
+    return found
