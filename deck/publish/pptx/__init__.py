@@ -166,10 +166,12 @@ class Pptx:
         sources = self.sources(built)
         keys: dict[int, tuple[str, Path | None]] = {}
         warnings: list[str] = []
+        where: dict[str, str] = {}  # a formula's TeX → the first slide showing it
         for s, _, pics in slides:
             for picture in pics:
                 if picture.kind == "formula":
                     keys[id(picture)] = (drawer.want_formula(picture.source), None)
+                    where.setdefault(picture.source, str(s.loc))
                     continue
                 source = sources.get(picture.source)
                 if source is None or not source.is_file():
@@ -180,7 +182,8 @@ class Pptx:
                 key = drawer.want_figure(source)
                 keys[id(picture)] = (key, None if key else source)
         for failed in drawer.draw():
-            warnings.append(f"slides.pptx: formula `{failed}` could not be typeset")
+            message = f"slides.pptx: formula `{failed}` could not be typeset (left out)"
+            warnings.append(f"{where[failed]}: warning: {message}")
         drawer.prune({key for key, _ in keys.values() if key})
         files: dict[int, Path] = {}
         sizes: dict[int, tuple[float, float]] = {}
