@@ -14,13 +14,15 @@ done
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
-# 1. System packages: Chromium (for PDFs and browser tests), CJK and emoji fonts, poppler.
+# 1. System packages: Chromium (for PDFs and browser tests), CJK and emoji fonts, poppler,
+#    LibreOffice Impress (opens slides.pptx in the tests: PPTX → PDF).
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fonts=$(fc-list : family 2>/dev/null || true)  # (grep -q on a pipe would trip pipefail)
 grep -q "Noto Sans CJK" <<<"$fonts" || need+=(fonts-noto-cjk)
 grep -qi "Noto Color Emoji" <<<"$fonts" || need+=(fonts-noto-color-emoji)
 command -v pdftoppm >/dev/null 2>&1 || need+=(poppler-utils)
+command -v soffice >/dev/null 2>&1 || need+=(libreoffice-impress)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
 python=${PYTHON:-python3.11}
 command -v "$python" >/dev/null 2>&1 || python=python3
@@ -41,7 +43,7 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "install them with:  sudo apt-get install ${need[*]}" >&2
     for p in "${need[@]}"; do
       case "$p" in
-        chromium|poppler-utils|fonts-noto-color-emoji) ;;
+        chromium|poppler-utils|fonts-noto-color-emoji|libreoffice-impress) ;;
         *) exit 1 ;;
       esac
     done

@@ -1,5 +1,5 @@
-"""Benchmark the outputs of issue 20 on the main lesson: the notebook exporter, the course page,
-a no-change build, and which outputs a prose edit remakes.
+"""Benchmark the outputs of issue 20 on the main lesson: the notebook and PPTX exporters, the
+course page, a no-change build, and which outputs a prose edit remakes.
 
     .venv/bin/python bench/outputs.py [--repeats 5] [--lesson transformer]
 
@@ -7,6 +7,8 @@ Works on a temporary copy of the lesson with this worktree's cache, figures and 
 sections are cached: nothing runs but the publish stage). Prints medians with the spread
 (min–max) and the load average beside them: on a shared machine the numbers are indicative.
   notebook      made_from + export of every notebook file (the notebook made, code/ copied)
+  pptx          made_from + export of slides.pptx: with its pictures (formulas, figures) in the
+                cache as a rebuild finds them, and cold (cache emptied: Chromium draws them all)
   course page   read course.yml, the lessons' entries, the page written
   no-change     a `python build.py --no-pdf` process that finds nothing to do (wall time), and
                 the heavy modules it imported (none may be)
@@ -103,6 +105,29 @@ def time_notebook(lesson: str, root: Path, repeats: int) -> list[float]:
     return samples
 
 
+def time_pptx(lesson: str, root: Path, repeats: int, cold: bool) -> tuple[list, list]:
+    """Wall seconds, and this process's CPU seconds (less sensitive to a busy machine; the
+    browser drawing cold pictures is another process, not counted)."""
+    from deck.progress import LogOnly
+    from deck.publish.exporter import DECK, Built
+    from deck.publish.pptx import Pptx
+
+    loaded, deck, options, results = built_lesson(lesson, root)
+    samples, cpu = [], []
+    for _ in range(repeats):
+        if cold:
+            shutil.rmtree(options.cache / lesson / "pptx", ignore_errors=True)
+        with tempfile.TemporaryDirectory(prefix="deck-bench-pptx-") as tmp:
+            built = Built(loaded, deck, options, {DECK: Path(tmp)}, results)
+            exporter = Pptx()
+            t0, c0 = time.perf_counter(), time.process_time()
+            made = exporter.made_from(built)
+            exporter.export(built, list(made or ()), LogOnly(lambda _: None))
+            samples.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+    return samples, cpu
+
+
 def time_course(root: Path, repeats: int) -> list[float]:
     from deck.options import Options
     from deck.publish.course import lesson_folders, write_course_page
@@ -157,6 +182,10 @@ def main() -> None:
         print(f"                  ({load()})")
         notebook = time_notebook(args.lesson, root, args.repeats)
         print(f"notebook          {summary(notebook)} s   ({load()})")
+        for cold in (False, True):
+            wall, cpu = time_pptx(args.lesson, root, args.repeats, cold=cold)
+            name = "pptx (cold)  " if cold else "pptx (cached)"
+            print(f"{name}     {summary(wall)} s, CPU {summary(cpu)} s   ({load()})")
         course = time_course(root, max(args.repeats, 20))
         print(f"course page       {summary(course)} s   ({load()})")
         kept, made = prose_edit(common, args.lesson, root)

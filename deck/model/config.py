@@ -25,12 +25,12 @@ def _half_the_memory_mb() -> int:
 
 # The outputs a build can be asked for (`--to`, `lesson.yml` `outputs:`), and those made when
 # neither names any. The deck (`index.html`, `values.json`, figures) is always written: every
-# other output is made from it. (PPTX, when it comes, is one more name here, not a default.)
-KNOWN_OUTPUTS = ("html", "pdf", "ipynb", "course")
+# other output is made from it. PPTX is made only when named.
+KNOWN_OUTPUTS = ("html", "pdf", "ipynb", "course", "pptx")
 DEFAULT_OUTPUTS = ("html", "pdf", "ipynb", "course")
 
 
-LESSON_OUTPUTS = ("html", "pdf", "ipynb")  # what a lesson's `outputs:` may name
+LESSON_OUTPUTS = ("html", "pdf", "ipynb", "pptx")  # what a lesson's `outputs:` may name
 
 
 def read_outputs(

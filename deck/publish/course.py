@@ -52,6 +52,7 @@ TEXT = {
             "notes.pdf": "Lecturer's notes (PDF)",
             "ipynb": "Notebook",
             "solutions": "Notebook with solutions",
+            "pptx": "PowerPoint (PPTX)",
         },
     },
     "zh": {
@@ -73,6 +74,7 @@ TEXT = {
             "notes.pdf": "讲稿 PDF（教师用）",
             "ipynb": "Notebook 笔记本",
             "solutions": "笔记本（含答案）",
+            "pptx": "PowerPoint 幻灯片（PPTX）",
         },
     },
 }
@@ -194,6 +196,7 @@ def links(entry: dict[str, Any], out: Path) -> list[tuple[str, str]]:
         ("notes.pdf", f"{name}/notes.pdf"),
         ("ipynb", f"{name}/{name}.ipynb"),
         ("solutions", f"{name}/{name}-solutions.ipynb"),
+        ("pptx", f"{name}/slides.pptx"),
     ]
     return [(kind, href) for kind, href in candidates if (out / href).is_file()]
 

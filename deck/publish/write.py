@@ -18,6 +18,7 @@ from deck.publish.html import HtmlDeck
 from deck.publish.journal import Target, new_build_id, publish
 from deck.publish.notebook import Notebooks
 from deck.publish.pdfs import Pdfs
+from deck.publish.pptx import Pptx
 from deck.publish.single import SingleFile
 
 if TYPE_CHECKING:
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 
 # The outputs, in the order they are made (later ones may read what earlier ones staged).
 # The notebooks come after the PDFs: their code/ folder is not a file the printed page loads.
-# (PPTX, when it comes, is one more exporter here and one name in deck.options.KNOWN_OUTPUTS.)
-EXPORTERS: tuple[Exporter, ...] = (HtmlDeck(), Pdfs(), SingleFile(), Notebooks())
+# PPTX (made only when asked for) comes last: it draws its pictures once the rest is staged.
+EXPORTERS: tuple[Exporter, ...] = (HtmlDeck(), Pdfs(), SingleFile(), Notebooks(), Pptx())
 RECORD = ".build-stamp"  # in dist/<lesson>: what each kept file was made from, its digest
 
 

@@ -270,9 +270,9 @@ def test_outputs_are_chosen_by_to_and_by_lesson_yml(tmp_path: Path):
 
 def test_unknown_outputs_are_errors_naming_the_known_ones(tmp_path: Path):
     write_lesson(tmp_path, LESSON, "nb")
-    ran = run_cli(tmp_path, "nb", "--to", "html,pptx")
+    ran = run_cli(tmp_path, "nb", "--to", "html,docx")
     assert ran.returncode == 2
-    assert "unknown output 'pptx' (known: html, pdf, ipynb, course)" in ran.stderr
+    assert "unknown output 'docx' (known: html, pdf, ipynb, course, pptx)" in ran.stderr
     build(tmp_path)
     before = tree(tmp_path / "dist/nb")
     edit(tmp_path / "content/nb/lesson.yml", "lang: en", "lang: en\noutputs: [html, slides]")

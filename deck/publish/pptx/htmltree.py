@@ -1,0 +1,133 @@
+"""The deck's own slide HTML as a small element tree (read with lxml's HTML parser, without
+KaTeX's visual spans), and KaTeX's MathML as text runs: identifiers in italics, scripts raised
+or lowered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+MATH_SCRIPTS = {"msub", "msup", "msubsup"}
+
+
+@dataclass
+class Run:
+    text: str
+    bold: bool = False
+    italic: bool = False
+    code: bool = False
+    script: int = 0  # -1 subscript, +1 superscript (inline math)
+    link: str | None = None
+
+
+class Node:
+    """An element as parsed: tag, attributes, children (nodes or text)."""
+
+    __slots__ = ("tag", "attrs", "children")
+
+    def __init__(self, tag: str, attrs: dict[str, str | None]) -> None:
+        self.tag = tag
+        self.attrs = attrs
+        self.children: list[Node | str] = []
+
+    @property
+    def classes(self) -> set[str]:
+        return set((self.attrs.get("class") or "").split())
+
+    def find(self, tag: str | None = None, cls: str | None = None) -> Node | None:
+        for child in self.children:
+            if isinstance(child, Node):
+                if (tag is None or child.tag == tag) and (cls is None or cls in child.classes):
+                    return child
+                found = child.find(tag, cls)
+                if found is not None:
+                    return found
+        return None
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+
+SKIP_INSIDE = {"script", "style", "svg"}  # kept as elements, their content not read
+
+
+def _convert(element: Any) -> Node:
+    node = Node(str(element.tag), dict(element.attrib))
+    if element.text and node.tag not in SKIP_INSIDE:
+        node.children.append(element.text)
+    for child in element:
+        if isinstance(child.tag, str) and node.tag not in SKIP_INSIDE:
+            classes = (child.get("class") or "").split()
+            if "katex-html" not in classes:  # (the MathML twin beside it is what is read)
+                node.children.append(_convert(child))
+        if child.tail:
+            node.children.append(child.tail)
+    return node
+
+
+def tree(html: str) -> Node:
+    """The element tree of a piece of the deck's HTML, read by libxml2's HTML parser (lxml)."""
+    from lxml import html as lxml_html
+
+    root = Node("root", {})
+    if not html.strip():
+        return root
+    parsed = lxml_html.fragment_fromstring(html, create_parent="div")
+    root.children = _convert(parsed).children
+    return root
+
+
+def tex_of(node: Node) -> str:
+    """A `.katex` span's TeX (its MathML annotation)."""
+    annotation = node.find("annotation")
+    return annotation.text().strip() if annotation is not None else node.text()
+
+
+def math_runs(node: Node, style: Run) -> list[Run]:
+    """Inline math as text runs from KaTeX's MathML: identifiers in italics, scripts raised or
+    lowered, roots and fractions spelled out."""
+    runs: list[Run] = []
+
+    def add(text: str, italic: bool = False, script: int = 0) -> None:
+        if text:
+            runs.append(Run(text, style.bold, italic, False, script, style.link))
+
+    def walk(n: Node | str, script: int) -> None:
+        if isinstance(n, str):
+            add(n.strip(), False, script)
+            return
+        if n.tag == "annotation":
+            return
+        kids = [c for c in n.children if isinstance(c, Node)]
+        if n.tag in MATH_SCRIPTS and kids:
+            walk(kids[0], script)
+            for k, kid in enumerate(kids[1:], start=1):
+                walk(kid, -1 if k == 1 and n.tag != "msup" else 1)
+        elif n.tag == "mfrac" and len(kids) == 2:
+            for k, kid in enumerate(kids):
+                add("(" if len(kid.text()) > 1 else "", False, script)
+                walk(kid, script)
+                add(")" if len(kid.text()) > 1 else "", False, script)
+                if k == 0:
+                    add("/", False, script)
+        elif n.tag == "msqrt":
+            simple = len(kids) == 1 and kids[0].tag in ("mi", "mn", "msub", "msup")
+            add("√" if simple else "√(", False, script)
+            for kid in n.children:
+                walk(kid, script)
+            add("" if simple else ")", False, script)
+        elif n.tag == "mi":
+            text = n.text().strip()
+            italic = len(text) == 1 and n.attrs.get("mathvariant") != "normal"
+            add(text, italic, script)
+        elif n.tag == "mspace":  # (the HTML parser may put what follows it inside it)
+            add(" ", False, script)
+            for kid in n.children:
+                walk(kid, script)
+        else:
+            for kid in n.children:
+                walk(kid, script)
+
+    math = node.find("math")
+    walk(math if math is not None else node, 0)
+    return runs

@@ -1,0 +1,234 @@
+"""Where a PowerPoint slide's blocks go: each block's height estimated from its text (CJK
+characters a full em wide, others about half), then one text scale and one picture scale
+chosen per slide so everything fits the 16:9 page without overflowing."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from deck.publish.pptx.parse import (
+    Block,
+    CodeBlock,
+    ColumnsBlock,
+    Para,
+    Picture,
+    QuizBlock,
+    Table,
+    Text,
+)
+
+PT = 12700  # EMU per point
+WIDTH_PT, HEIGHT_PT = 960.0, 540.0  # 13.333 × 7.5 in: 16:9
+MARGIN = 36.0
+TITLE_TOP, TITLE_HEIGHT = 20.0, 62.0
+BODY_TOP = 92.0
+BODY_BOTTOM = HEIGHT_PT - 34.0  # the slide number sits below
+GAP = 10.0
+COLUMN_GAP = 22.0
+BODY_PT = 20.0  # the deck's 28 px text on a 1280 px slide, in points
+CODE_PT = 14.0
+TABLE_PT = 14.0
+SIZES = {"": 1.0, "quote": 1.0, "caption": 0.7, "small": 0.75}
+LINE = 1.45  # line height, in font sizes (Noto Sans CJK's ascent + descent: 1.448 em)
+INDENT = 24.0  # per list level
+# Lines break at words and LibreOffice spaces CJK from Latin: a line holds less than its width.
+WRAP = 0.88
+
+
+def char_width(ch: str) -> float:
+    """A character's advance in ems (rough: a sans-serif font)."""
+    if unicodedata.east_asian_width(ch) in ("W", "F"):
+        return 1.0
+    if ch in "il.,:;'|!()[] ":
+        return 0.3
+    if ch.isupper() or ch in "mwMW@%":
+        return 0.68
+    return 0.55
+
+
+def text_lines(text: str, size: float, width: float, mono: bool = False) -> int:
+    """How many lines `text` takes at `size` points in a box `width` points wide."""
+    lines = 0
+    for part in text.replace("\v", "\n").split("\n"):
+        if mono:  # (CJK in code falls back to a full-width face)
+            ems = sum(1.0 if char_width(c) == 1.0 else 0.602 for c in part)
+        else:
+            ems = sum(char_width(c) for c in part)
+        lines += max(1, math.ceil(ems * size / max(width - 8, 20) - 1e-9))
+    return lines
+
+
+def para_size(para: Para, scale: float) -> float:
+    return BODY_PT * SIZES.get(para.style, 1.0) * scale
+
+
+def paras_height(paras: list[Para], width: float, scale: float) -> float:
+    height = 8.0  # the box's insets
+    for para in paras:
+        size = para_size(para, scale)
+        indent = INDENT * para.level
+        height += text_lines(para.text, size, WRAP * (width - indent)) * size * LINE + size * 0.35
+    return height
+
+
+@dataclass
+class Placed:
+    block: Block
+    x: float
+    y: float
+    width: float
+    height: float
+    scale: float  # text size factor
+    picture: float  # picture size factor
+
+
+PictureSize = Callable[[Picture], tuple[float, float]]  # its natural (width, height) in points
+
+
+def table_columns(table: Table, width: float, scale: float) -> list[float]:
+    """Each column's width: as wide as its longest cell wants (a little wider when there is
+    room), the widest ones narrowed to fit `width` when they do not."""
+    size = TABLE_PT * scale
+    columns = max((len(r) for r in table.rows), default=0)
+    wants = [
+        max((sum(char_width(c) for c in row[k][0]) * size + 16 for row in table.rows), default=20)
+        for k in range(columns)
+    ]
+    if sum(wants) <= width:
+        grow = min(1.3, width / max(sum(wants), 1))
+        return [w * grow for w in wants]
+    widths = list(wants)
+    fixed: set[int] = set()
+    while True:  # columns narrower than an equal share keep their width; the rest share
+        share = (width - sum(widths[k] for k in fixed)) / max(columns - len(fixed), 1)
+        narrow = {k for k in range(columns) if k not in fixed and wants[k] <= share}
+        if not narrow:
+            break
+        fixed |= narrow
+    rest = [k for k in range(columns) if k not in fixed]
+    room = width - sum(widths[k] for k in fixed)
+    total = sum(wants[k] for k in rest) or 1.0
+    for k in rest:
+        widths[k] = max(room * wants[k] / total, 30.0)
+    return widths
+
+
+def table_rows(table: Table, width: float, scale: float) -> list[float]:
+    size = TABLE_PT * scale
+    widths = table_columns(table, width, scale)
+    lines = []
+    for row in table.rows:
+        cells = zip(row, widths, strict=True)
+        lines.append(max([1, *(text_lines(t, size, WRAP * w - 4) for (t, _), w in cells)]))
+    return [n * size * LINE + 8 for n in lines]
+
+
+def table_height(table: Table, width: float, scale: float) -> float:
+    return sum(table_rows(table, width, scale))
+
+
+def code_height(code: CodeBlock, width: float, scale: float) -> float:
+    size = CODE_PT * scale
+    return text_lines(code.text, size, width - 10, mono=True) * size * 1.18 + 14
+
+
+def quiz_paras(quiz: QuizBlock) -> list[Para]:
+    from deck.publish.pptx.parse import Run
+
+    choices = [Para([Run(c)], 1, f"{chr(65 + k)}.") for k, c in enumerate(quiz.choices)]
+    return [*quiz.question, *choices]
+
+
+def fit_picture(
+    picture: Picture, width: float, size: PictureSize, factor: float
+) -> tuple[float, float]:
+    natural_w, natural_h = size(picture)
+    w = min(width, natural_w * factor)
+    return w, natural_h * w / max(natural_w, 1)
+
+
+def measure(block: Block, width: float, scale: float, factor: float, size: PictureSize) -> float:
+    if isinstance(block, Text):
+        return paras_height(block.paras, width, scale)
+    if isinstance(block, QuizBlock):
+        return paras_height(quiz_paras(block), width, scale)
+    if isinstance(block, Table):
+        return table_height(block, width, scale)
+    if isinstance(block, CodeBlock):
+        return code_height(block, width, scale)
+    if isinstance(block, Picture):
+        return fit_picture(block, width, size, factor)[1]
+    if isinstance(block, ColumnsBlock):
+        return max(
+            (
+                stack_height(col, w, scale, factor, size)
+                for col, w in zip(block.columns, column_widths(block, width), strict=True)
+            ),
+            default=0.0,
+        )
+    return 0.0
+
+
+def stack_height(
+    blocks: list[Block], width: float, scale: float, factor: float, size: PictureSize
+) -> float:
+    heights = [measure(b, width, scale, factor, size) for b in blocks]
+    return sum(heights) + GAP * max(len(heights) - 1, 0)
+
+
+def column_widths(block: ColumnsBlock, width: float) -> list[float]:
+    n = len(block.columns)
+    usable = width - COLUMN_GAP * max(n - 1, 0)
+    given = [w for w in block.widths if w]
+    rest = max(1.0 - sum(given), 0.1 * n) / max(n - len(given), 1)
+    fractions = [w or rest for w in block.widths]
+    total = sum(fractions) or 1.0
+    return [usable * f / total for f in fractions]
+
+
+CHOICES = sorted(
+    (
+        (t, p)
+        for t in (1.0, 0.92, 0.84, 0.76, 0.68, 0.6, 0.52, 0.45)
+        for p in (1.0, 0.85, 0.7, 0.55, 0.42, 0.3)
+    ),
+    key=lambda tp: (1 - tp[0]) * 2.2 + (1 - tp[1]),
+)
+
+
+def fit(blocks: list[Block], top: float, size: PictureSize) -> tuple[float, float]:
+    """The text scale and picture factor that fit `blocks` below `top` (the smallest tried
+    when nothing fits: the text boxes then shrink their text themselves)."""
+    room = BODY_BOTTOM - top
+    width = WIDTH_PT - 2 * MARGIN
+    for scale, factor in CHOICES:
+        if stack_height(blocks, width, scale, factor, size) <= room:
+            return scale, factor
+    return CHOICES[-1]
+
+
+def place(
+    blocks: list[Block],
+    x: float,
+    y: float,
+    width: float,
+    scale: float,
+    factor: float,
+    size: PictureSize,
+) -> list[Placed]:
+    """Every block's box, top to bottom (columns side by side)."""
+    placed: list[Placed] = []
+    for block in blocks:
+        height = measure(block, width, scale, factor, size)
+        if isinstance(block, ColumnsBlock):
+            cx = x
+            for column, w in zip(block.columns, column_widths(block, width), strict=True):
+                placed += place(column, cx, y, w, scale, factor, size)
+                cx += w + COLUMN_GAP
+        else:
+            placed.append(Placed(block, x, y, width, height, scale, factor))
+        y += height + GAP
+    return placed

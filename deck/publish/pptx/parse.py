@@ -1,0 +1,294 @@
+"""A rendered slide's body as the blocks a PowerPoint slide is made of: paragraphs of styled
+runs (computed values and inline formulas as text), tables, pictures (figures, display
+formulas with their TeX), code, columns and quizzes. The body is the deck's own HTML (made by
+`deck.render` from known templates), read with the standard library's HTML parser."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from deck.publish.pptx.htmltree import Node, Run, math_runs, tex_of, tree
+
+BLOCK_TAGS = {"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "dt", "dd"}
+
+
+@dataclass
+class Para:
+    runs: list[Run] = field(default_factory=list)
+    level: int = 0  # list nesting (0: not a list item)
+    bullet: str = ""  # "•" or "1." … for list items
+    style: str = ""  # "quote", "caption", "small", "heading"
+
+    @property
+    def text(self) -> str:
+        return "".join(r.text for r in self.runs)
+
+
+@dataclass
+class Text:
+    paras: list[Para]
+
+
+@dataclass
+class Table:
+    rows: list[list[tuple[str, bool]]]  # (cell text, is a header cell)
+
+
+@dataclass
+class Picture:
+    kind: str  # "figure" (a file), "formula" (TeX)
+    source: str  # the figure's src, or the formula's TeX
+    alt: str = ""
+
+
+@dataclass
+class CodeBlock:
+    text: str
+
+
+@dataclass
+class ColumnsBlock:
+    columns: list[list[Block]]
+    widths: list[float | None]
+
+
+@dataclass
+class QuizBlock:
+    question: list[Para]
+    choices: list[str]
+    answer: int  # index of the right choice, -1 when unknown
+    explanation: str
+
+
+Block = Text | Table | Picture | CodeBlock | ColumnsBlock | QuizBlock
+
+
+def _width(attrs: dict[str, str | None]) -> float | None:
+    style = attrs.get("style") or ""
+    for part in style.split(";"):
+        key, _, value = part.partition(":")
+        if key.strip() == "width" and value.strip().endswith("%"):
+            try:
+                return float(value.strip()[:-1]) / 100
+            except ValueError:
+                return None
+    return None
+
+
+class _Reader:
+    """Walks the tree into blocks."""
+
+    def blocks(self, node: Node) -> list[Block]:
+        out: list[Block] = []
+        pending: list[Para] = []
+
+        def flush() -> None:
+            if pending:
+                out.append(Text(list(pending)))
+                pending.clear()
+
+        for child in node.children:
+            if isinstance(child, str):
+                if child.strip():
+                    pending.append(Para(self.inline_runs([child])))
+                continue
+            cls = child.classes
+            if child.tag in ("script", "style", "aside", "svg") or "quiz-feedback" in cls:
+                continue
+            if "slide-footer" in cls or "footer" in cls or "slide-logo" in cls:
+                continue
+            if "deck-optional-mark" in cls or "value-sources" in cls:
+                continue
+            if child.tag == "table":
+                flush()
+                out.append(self.table(child))
+            elif child.tag == "img":
+                flush()
+                src = child.attrs.get("src") or ""
+                out.append(Picture("figure", src, child.attrs.get("alt") or ""))
+            elif child.tag == "pre":
+                flush()
+                out.append(CodeBlock(child.text().rstrip("\n")))
+            elif "katex-display" in cls:
+                flush()
+                katex = child.find(cls="katex") or child
+                tex = tex_of(katex)
+                out.append(Picture("formula", tex, tex))
+            elif "columns" in cls:
+                flush()
+                columns = [c for c in child.children if isinstance(c, Node)]
+                out.append(
+                    ColumnsBlock(
+                        [self.blocks(c) for c in columns], [_width(c.attrs) for c in columns]
+                    )
+                )
+            elif "quiz" in cls and child.tag == "div":
+                flush()
+                out.append(self.quiz(child))
+            elif child.tag in ("ul", "ol"):
+                pending.extend(self.list_items(child, 1))
+            elif child.tag == "p" and self.only_display_math(child):
+                flush()
+                out.extend(self.blocks(child))
+            elif child.tag in BLOCK_TAGS:
+                style = "caption" if child.tag == "figcaption" else ""
+                if "small" in cls:
+                    style = "small"
+                pending.append(Para(self.inline_runs(child.children), style=style))
+            elif child.tag == "blockquote":
+                for block in self.blocks(child):
+                    if isinstance(block, Text):
+                        for para in block.paras:
+                            para.style = para.style or "quote"
+                        pending.extend(block.paras)
+                    else:
+                        flush()
+                        out.append(block)
+            elif child.tag in ("div", "figure", "section", "details", "summary", "dl"):
+                inner = self.blocks(child)
+                for block in inner:
+                    if isinstance(block, Text):
+                        pending.extend(block.paras)
+                    else:
+                        flush()
+                        out.append(block)
+            else:  # inline content standing alone
+                runs = self.inline_runs([child])
+                if "".join(r.text for r in runs).strip():
+                    pending.append(Para(runs))
+        flush()
+        return out
+
+    def only_display_math(self, p: Node) -> bool:
+        kids = [c for c in p.children if isinstance(c, Node) or c.strip()]
+        return bool(kids) and all(
+            isinstance(k, Node) and "katex-display" in k.classes for k in kids
+        )
+
+    def list_items(self, node: Node, level: int) -> list[Para]:
+        paras: list[Para] = []
+        number = int(node.attrs.get("start") or 1)
+        for item in node.children:
+            if not isinstance(item, Node) or item.tag != "li":
+                continue
+            inline = [
+                c for c in item.children if not (isinstance(c, Node) and c.tag in ("ul", "ol"))
+            ]
+            bullet = f"{number}." if node.tag == "ol" else "•"
+            number += 1
+            paras.append(Para(self.inline_runs(inline), level, bullet))
+            for sub in item.children:
+                if isinstance(sub, Node) and sub.tag in ("ul", "ol"):
+                    paras.extend(self.list_items(sub, level + 1))
+        return paras
+
+    def inline_runs(self, children: list[Node | str], style: Run | None = None) -> list[Run]:
+        style = style or Run("")
+        runs: list[Run] = []
+        for child in children:
+            if isinstance(child, str):
+                text = " ".join(child.split()) if not style.code else child
+                if child[:1].isspace() and text:
+                    text = " " + text
+                if child[-1:].isspace() and text and not text.endswith(" "):
+                    text += " "
+                if text:
+                    runs.append(Run(text, style.bold, style.italic, style.code, 0, style.link))
+                continue
+            cls = child.classes
+            if child.tag in ("script", "style", "svg", "aside") or "katex-html" in cls:
+                continue
+            if child.tag == "br":
+                runs.append(Run("\v", style.bold, style.italic))
+                continue
+            if "katex" in cls:
+                runs.extend(math_runs(child, style))
+                continue
+            if child.tag == "img":
+                continue
+            inner = Run(
+                "",
+                style.bold or child.tag in ("strong", "b"),
+                style.italic or child.tag in ("em", "i"),
+                style.code or child.tag in ("code", "kbd", "samp"),
+                0,
+                child.attrs.get("href") if child.tag == "a" else style.link,
+            )
+            runs.extend(self.inline_runs(child.children, inner))
+        return _merge(runs)
+
+    def table(self, node: Node) -> Table:
+        rows: list[list[tuple[str, bool]]] = []
+
+        def walk(n: Node) -> None:
+            for child in n.children:
+                if not isinstance(child, Node):
+                    continue
+                if child.tag == "tr":
+                    row = [
+                        (" ".join(_cell_text(c).split()), c.tag == "th")
+                        for c in child.children
+                        if isinstance(c, Node) and c.tag in ("td", "th")
+                    ]
+                    rows.append(row)
+                else:
+                    walk(child)
+
+        walk(node)
+        width = max((len(r) for r in rows), default=0)
+        return Table([r + [("", False)] * (width - len(r)) for r in rows])
+
+    def quiz(self, node: Node) -> QuizBlock:
+        question = node.find(cls="quiz-question")
+        paras: list[Para] = []
+        for block in self.blocks(question) if question is not None else []:
+            if isinstance(block, Text):
+                paras.extend(block.paras)
+        choices, answer = [], -1
+        listing = node.find(cls="quiz-choices")
+        for item in listing.children if listing is not None else []:
+            if isinstance(item, Node) and item.tag == "li":
+                button = item.find("button") or item
+                if button.attrs.get("data-correct") == "true":
+                    answer = len(choices)
+                choices.append("".join(r.text for r in self.inline_runs(button.children)).strip())
+        explain = node.find(cls="quiz-explain")
+        explanation = ""
+        if explain is not None:
+            explanation = " ".join(
+                "".join(r.text for r in self.inline_runs(explain.children)).split()
+            )
+        return QuizBlock(paras, choices, answer, explanation)
+
+
+def _cell_text(node: Node) -> str:
+    return "".join(r.text for r in _Reader().inline_runs(node.children))
+
+
+def _merge(runs: list[Run]) -> list[Run]:
+    merged: list[Run] = []
+    for run in runs:
+        last = merged[-1] if merged else None
+        if last is not None and (last.bold, last.italic, last.code, last.script, last.link) == (
+            run.bold,
+            run.italic,
+            run.code,
+            run.script,
+            run.link,
+        ):
+            last.text += run.text
+        else:
+            merged.append(Run(run.text, run.bold, run.italic, run.code, run.script, run.link))
+    return merged
+
+
+def slide_blocks(body: str) -> list[Block]:
+    """The blocks of a slide's body, in reading order."""
+    root = tree(body)
+    inner = root.find(cls="slide-body") or root
+    return _Reader().blocks(inner)
+
+
+def title_runs(title_html: str) -> list[Run]:
+    """A slide title (HTML: it may hold values and formulas) as runs."""
+    return _Reader().inline_runs(tree(title_html).children)
