@@ -321,6 +321,10 @@ def test_the_main_lesson(tmp_path: Path):
         text = " ".join(value["text"].split())
         assert any(text in " ".join(t.split()) for t in shown if t), value
     assert any("\\frac" in a for a in alts) and len(pictures) >= 20
+    for figure in values["figures"]:  # every figure, on its slide (the deck loads most lazily)
+        slide = prs.slides[figure["slide"] - 1]
+        drawn = [p._element.nvPicPr.cNvPr.get("descr") for p in slide.shapes if p.shape_type == 13]
+        assert figure["alt"] in drawn, (figure["file"], drawn)
     assert sum(1 for slide in prs.slides for s in slide.shapes if s.has_table) >= 15
     pdf = soffice_pdf(out / "slides.pptx", tmp_path)
     assert pdf_pages(pdf) == values["slides"]

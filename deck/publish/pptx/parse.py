@@ -104,7 +104,8 @@ class _Reader:
                 out.append(self.table(child))
             elif child.tag == "img":
                 flush()
-                src = child.attrs.get("src") or ""
+                # (a slide but the first loads its pictures late: data-src, see lazy_images)
+                src = child.attrs.get("src") or child.attrs.get("data-src") or ""
                 out.append(Picture("figure", src, child.attrs.get("alt") or ""))
             elif child.tag == "pre":
                 flush()
