@@ -149,7 +149,8 @@ def asset_characters(folder: Path) -> set[str]:
     found = set(ASCII)
     for path in sorted(folder.rglob("*")):
         if path.suffix.lower() in SHOWN - {".html"} and path.is_file():
-            if FOLDER not in path.relative_to(folder).parts:
+            parts = path.relative_to(folder).parts  # (not a chart library beside the figures)
+            if FOLDER not in parts and parts[0] != "figures":
                 found |= _characters(path)
     return found
 
