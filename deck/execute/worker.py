@@ -194,7 +194,7 @@ def _run_with_timeout(seconds: float, what: str, fn: Any) -> Any:
 def _shown(value: Any, limit: int, quarto: bool = False) -> Output | None:
     """The cell's last value as an output, within the output limit (a Quarto file shows a
     pandas table as pandas' HTML, as Quarto does)."""
-    shown = (quarto and display.pandas_table(value)) or to_output(value)
+    shown = (quarto and (display.pandas_table(value) or display.chart(value))) or to_output(value)
     return None if shown is None else _within(shown, limit)
 
 
@@ -261,7 +261,7 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
     recorder.on_write = lambda written: channel.send(step="wrote", path=written)
     namespace: dict[str, Any] = {"__name__": "__main__"}
     if job.quarto:
-        display.install(namespace)
+        display.install(namespace, figures)
     cells_out = []
     started = time.perf_counter()
     for number, cell in enumerate(job.cells, start=1):

@@ -79,10 +79,16 @@ class SlideConfig:
     # the author's own HTML for the page: `include-in-header`, `-before-body`, `-after-body`
     # (each a ("file", path) or ("text", html) until loading reads the files)
     includes: tuple[tuple[str, str, str], ...] = ()  # (where, "file"|"text", path or html)
+    # the slide's size in CSS px (`width`/`height`): reveal.js, the CSS, the overflow lint
+    # and the PDFs' pages all follow it
+    width: int = 1280
+    height: int = 720
 
     def reveal_options(self) -> dict[str, Any]:
         """What reveal.js is told besides the deck's own settings (`window.deckOptions`)."""
         options: dict[str, Any] = dict(self.reveal)
+        if (self.width, self.height) != (1280, 720):
+            options["width"], options["height"] = self.width, self.height
         if self.slide_number is not True:
             options["slideNumber"] = self.slide_number
         if self.controls is not None:

@@ -28,6 +28,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from deck.render.themefonts import WEIGHTS, packaged
 from deck.store.files import identity, write_atomic
 
 FOLDER = "fonts"  # under assets/, and under the build cache
@@ -44,6 +45,7 @@ class Face:
     family: str  # as the stylesheets name it, and as the font names itself
     weight: int
     italic: bool = False
+    stand_in: str | None = None  # a theme's font nobody has: the family whose glyphs it gets
 
     @property
     def pattern(self) -> str:
@@ -68,6 +70,35 @@ FACES = (
     Face("DejaVu Sans", 400),
     Face("DejaVu Sans", 700),
 )
+
+DECK_OPTIONS = re.compile(r"window\.deckOptions = (\{.*?\});</script>")
+
+
+def theme_faces(page: str) -> tuple[Face, ...]:
+    """The faces of the theme's web fonts the page names (`deckOptions.fonts`, from
+    deck.render.themefonts): each family's regular, bold and italic."""
+    found = DECK_OPTIONS.search(page)
+    try:
+        families = json.loads(found.group(1)).get("fonts", []) if found else []
+    except ValueError:
+        families = []
+    faces = []
+    for entry in (str(f) for f in families):
+        family, _, stand_in = entry.partition("=")
+        faces += [Face(family, w, i, stand_in or None) for w, i in WEIGHTS]
+    return tuple(faces)
+
+
+def find(face: Face) -> tuple[Path, int] | None:
+    """A face's file: installed (fontconfig), else from its npm font package (a substituted
+    family: its stand-in's)."""
+    if face.stand_in:
+        return find(Face(face.stand_in, face.weight, face.italic))
+    found = locate(face)
+    if found is None and (file := packaged(face.family, face.weight, face.italic)) is not None:
+        found = (file, 0)
+    return found
+
 
 ASCII = "".join(chr(c) for c in range(0x20, 0x7F))
 JS_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
@@ -118,7 +149,8 @@ def asset_characters(folder: Path) -> set[str]:
     found = set(ASCII)
     for path in sorted(folder.rglob("*")):
         if path.suffix.lower() in SHOWN - {".html"} and path.is_file():
-            if FOLDER not in path.relative_to(folder).parts:
+            parts = path.relative_to(folder).parts  # (not a chart library beside the figures)
+            if FOLDER not in parts and parts[0] != "figures":
                 found |= _characters(path)
     return found
 
@@ -269,8 +301,9 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
     rules = ["\n/* The faces of this deck, subset for its slides by deck.publish.fonts. */\n"]
     inline: list[str] = []
     written, missing, made = [], [], 0
-    for face in FACES:
-        found = locate(face)
+    page = (folder / "index.html").read_text("utf-8")
+    for face in (*FACES, *theme_faces(page)):
+        found = find(face)
         if found is None:
             missing.append(face.file)
             continue

@@ -31,8 +31,9 @@ SETTLED = """async () => {
   await Promise.all([...document.images].map(img => img.decode().catch(() => null)));
   return document.querySelectorAll('.pdf-page').length;
 }"""
-# Every slide's content must stay inside its 1280×720 page and its right margin: measure each
-# printed page's section and the furthest right/bottom edge of anything visible in it.
+# Every slide's content must stay inside its page (the deck's own size, reveal.js's `width` and
+# `height`: 1280×720 unless a .qmd says) and its right margin: measure each printed page's
+# section and the furthest right/bottom edge of anything visible in it.
 OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((section, i) => {
   const box = section.getBoundingClientRect();
   let right = box.left, bottom = box.top, colOver = 0;
@@ -68,8 +69,9 @@ OVERFLOW = """() => [...document.querySelectorAll('.pdf-page > section')].map((s
           under: underReserved(section, box)};
 }).filter(o => o.dx > 0 || o.dy > 0 || o.column > 0 || o.under.length)"""
 # What the presenter's screen lays over a slide: reveal.js's arrows (bottom right: measured at
-# 1280×720, x ≥ 1204, y ≥ 675 of the slide), the slide number and a footer. Text (its line
-# boxes, not its paragraph's) and pictures, code and tables must keep out of them.
+# 1280×720, x ≥ 1204, y ≥ 675 of the slide; the same px at any size), the slide number and a
+# footer. Text (its line boxes, not its paragraph's) and pictures, code and tables must keep
+# out of them.
 RESERVED = """function underReserved(section, box) {
   const page = section.closest('.pdf-page') || section;
   const zones = [];
@@ -109,13 +111,14 @@ RESERVED = """function underReserved(section, box) {
 }
 """
 CONTROLS = (84, 50)  # px of the slide's bottom-right corner under reveal.js's arrows
-OVERFLOW = "() => { " + RESERVED + " return (" + OVERFLOW + ")(); }"
-OVERFLOW = (
-    OVERFLOW.replace("CONTROLS_W", str(CONTROLS[0]))
-    .replace("CONTROLS_H", str(CONTROLS[1]))
-    .replace("WIDTH", str(SLIDE_WIDTH))
-    .replace("HEIGHT", str(SLIDE_HEIGHT))
+# The page size the lint measures against is the deck's own, as reveal.js was configured.
+PAGE_SIZE = (
+    "const config = window.Reveal && Reveal.getConfig ? Reveal.getConfig() : {};"
+    f" const WIDTH = Number(config.width) || {SLIDE_WIDTH},"
+    f" HEIGHT = Number(config.height) || {SLIDE_HEIGHT};"
 )
+OVERFLOW = "() => { " + PAGE_SIZE + RESERVED + " return (" + OVERFLOW + ")(); }"
+OVERFLOW = OVERFLOW.replace("CONTROLS_W", str(CONTROLS[0])).replace("CONTROLS_H", str(CONTROLS[1]))
 
 
 def chromium_path() -> str | None:
@@ -148,9 +151,21 @@ class Overflow:
         return f"{self.source}: warning [overflow] slide {self.slide} {', '.join(said)}"
 
 
-def open_print_layout(browser, index_html: Path, slide_count: int):  # noqa: ANN001, ANN201
+def viewport(size: tuple[int, int] | None) -> dict[str, int]:
+    """The browser window for a deck of `size` (CSS px; None: 1280×720)."""
+    if size is None:
+        return dict(SLIDE_VIEWPORT)
+    return {"width": int(size[0]), "height": int(size[1])}
+
+
+def open_print_layout(  # noqa: ANN201
+    browser,  # noqa: ANN001
+    index_html: Path,
+    slide_count: int,
+    size: tuple[int, int] | None = None,
+):
     """A page showing the deck's print layout, every page laid out, fonts and images loaded."""
-    page = browser.new_page(viewport=SLIDE_VIEWPORT)
+    page = browser.new_page(viewport=viewport(size))
     page.emulate_media(media="print")  # laid out as printed (see _print_all)
     page.goto(index_html.resolve().as_uri() + "?print-pdf", wait_until="load")
     page.wait_for_function(READY, timeout=120_000)
@@ -160,9 +175,15 @@ def open_print_layout(browser, index_html: Path, slide_count: int):  # noqa: ANN
     return page
 
 
-def measure_overflow(browser, index_html: Path, slide_count: int) -> list[Overflow]:  # noqa: ANN001
-    """The slides whose content does not fit 1280×720, measured in `browser`."""
-    page = open_print_layout(browser, index_html, slide_count)
+def measure_overflow(
+    browser,  # noqa: ANN001
+    index_html: Path,
+    slide_count: int,
+    size: tuple[int, int] | None = None,
+) -> list[Overflow]:
+    """The slides whose content does not fit their page (the deck's size), measured in
+    `browser`."""
+    page = open_print_layout(browser, index_html, slide_count, size)
     try:
         return [Overflow(**o) for o in page.evaluate(OVERFLOW)]
     finally:
@@ -178,11 +199,18 @@ class PrintJob:
     handout: str = ""
 
 
-SLIDES_PDF = {
-    "width": f"{SLIDE_WIDTH}px",
-    "height": f"{SLIDE_HEIGHT}px",
-    "margin": {"top": "0", "right": "0", "bottom": "0", "left": "0"},
-}
+def slides_pdf(size: tuple[int, int] | None = None) -> dict:
+    """page.pdf's options for slides.pdf: one page per slide, the deck's size (CSS px: a
+    1280×720 deck prints 960×540 pt pages), no margin."""
+    width, height = size or (SLIDE_WIDTH, SLIDE_HEIGHT)
+    return {
+        "width": f"{width}px",
+        "height": f"{height}px",
+        "margin": {"top": "0", "right": "0", "bottom": "0", "left": "0"},
+    }
+
+
+SLIDES_PDF = slides_pdf()
 # The handouts' paper, margins and footers are handout.js's @page rules (A4, and A4
 # landscape for a dense slide's page of its own).
 HANDOUT_PDF = {"prefer_css_page_size": True}
@@ -195,6 +223,7 @@ def print_pdfs(
     on_printed: Callable[[str], None] | None = None,
     slides: Path | None = None,
     handout: dict | None = None,
+    size: tuple[int, int] | None = None,
 ) -> list[Overflow]:
     """Print every job from `index.html?print-pdf` in one page. Returns the slides that
     overflow their page (measured when the slides themselves are printed).
@@ -206,12 +235,13 @@ def print_pdfs(
     handout prints. So the three PDFs cost about one print (bench/pdfs.py measures it).
     (Printing the handouts in a second tab beside the slides was tried: the tab's start and
     the light page's load cost more CPU than the overlap saved, measured under load.)
-    `handout` holds the student handout's `per-page` and `lines` (lesson.yml).
+    `handout` holds the student handout's `per-page` and `lines` (lesson.yml); `size` is
+    the slide's (CSS px, None: 1280×720): the window's and the slides' pages'.
     """
     import asyncio
 
     slides = slides or index_html.with_name("slides.pdf")
-    return asyncio.run(_print_all(index_html, jobs, slide_count, on_printed, slides, handout))
+    return asyncio.run(_print_all(index_html, jobs, slide_count, on_printed, slides, handout, size))
 
 
 async def _print_all(
@@ -221,6 +251,7 @@ async def _print_all(
     on_printed: Callable[[str], None] | None,
     slides: Path,
     handout: dict | None,
+    size: tuple[int, int] | None = None,
 ) -> list[Overflow]:
     import asyncio
     import importlib
@@ -247,7 +278,7 @@ async def _print_all(
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
-            page = await browser.new_page(viewport=SLIDE_VIEWPORT)
+            page = await browser.new_page(viewport=viewport(size))
             # Laid out for print from the start: `page.pdf` then reuses that style and layout
             # instead of switching media twice (0.6–0.8 s less per PDF, measured).
             await page.emulate_media(media="print")
@@ -266,7 +297,7 @@ async def _print_all(
                         print_background=True,
                         tagged=True,
                         outline=True,
-                        **SLIDES_PDF,
+                        **slides_pdf(size),
                     )
                     if on_printed:
                         on_printed(job.path.name)

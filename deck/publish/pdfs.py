@@ -36,6 +36,12 @@ def handout_options(built: Built) -> dict[str, int]:
     return options
 
 
+def slide_size(built: Built) -> tuple[int, int]:
+    """The deck's slide size in CSS px (a .qmd's `width`/`height`): the slides' page size."""
+    slides = getattr(built.lesson.config, "slides", None)
+    return (getattr(slides, "width", 1280), getattr(slides, "height", 720))
+
+
 class Pdfs:
     name = "pdf"
     why_not = "build without --no-pdf to print them again"
@@ -97,6 +103,7 @@ class Pdfs:
                 printed,
                 slides=staging / "slides.pdf",  # printed now, or kept from the last build
                 handout=handout_options(built),
+                size=slide_size(built),
             )
         finally:
             progress.stop("pdf")

@@ -5,6 +5,7 @@ slide of their own after this one)."""
 from __future__ import annotations
 
 import html
+import re
 from typing import TYPE_CHECKING
 
 from deck.errors import Diagnostic
@@ -71,6 +72,9 @@ def render_cell(r: RenderContext, cell: Cell) -> str:
     return f'<div class="cell">{body}</div>' if body else ""
 
 
+PLOTLY_JS = re.compile(r'^<div class="deck-plotly" data-plotly-js="(plotly-[\w.+-]+\.min\.js)">')
+
+
 def outputs(r: RenderContext, cell: Cell, result: CellResult) -> str:
     shown = r.option(cell, "output")
     if shown is False:
@@ -85,6 +89,9 @@ def outputs(r: RenderContext, cell: Cell, result: CellResult) -> str:
         )
         if output.kind == "html":
             parts.append(f'<div class="output">{output.data}</div>')
+            script = PLOTLY_JS.search(output.data)  # a plotly figure: its plotly.js ships too
+            if script and script.group(1) not in r.figure_files:
+                r.figure_files.append(script.group(1))
         elif shown == "asis" or output.kind == "markdown":  # Markdown, as Quarto reads it
             parts.append(r.text(output.data, cell.loc))
         elif output.kind in ("stdout", "warning", "error"):

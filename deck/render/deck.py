@@ -12,6 +12,8 @@ page is the same, byte for byte, as a full render.
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,7 @@ from deck.render.section import SectionRenderer
 from deck.store.renders import RenderedSlide, RenderStore, SectionRender
 from deck.theme import TEMPLATES
 
+PLOTLY_JS_FILE = re.compile(r"plotly-[\w.+-]+\.min\.js")  # (deck.execute.display writes it)
 SLIDE_ATTRS = {"id"}  # everything else becomes data-<key>, which reveal.js reads
 # Python-Markdown's `tables`, `sane_lists`, `attr_list` and pymdown-extensions' `betterem`,
 # built from their classes (names would make Markdown scan every installed package's entry
@@ -186,6 +189,10 @@ def render_lesson(
     # Every slide but the first loads its pictures when it comes near (reveal's data-src).
     slides[1:] = [replace(s, body=lazy_images(s.body)) for s in slides[1:]]
     template = env.get_template("deck.html.j2")
+    for script in sorted({f.name for f in figures if PLOTLY_JS_FILE.fullmatch(f.name)}):
+        # a plotly figure's library, from the author's plotly (deck.execute.display)
+        tag = f'<script src="figures/{html.escape(script)}"></script>\n'
+        deck.includes["in-header"] = deck.includes.get("in-header", "") + tag
 
     def page_of(shown: list[RenderedSlide]) -> str:
         return template.render(

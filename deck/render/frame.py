@@ -15,7 +15,8 @@ from deck.errors import Diagnostic
 from deck.model import Lesson, Loc
 from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
 from deck.render.pandoc import Media
-from deck.render.sass import compile_theme
+from deck.render.sass import compile_theme, web_fonts
+from deck.render.themefonts import theme_families
 from deck.source.folder import display_path
 from deck.store.renders import RenderedSlide, SectionRender
 
@@ -104,6 +105,11 @@ def deck_settings(
     deck.stylesheets = [local(css) for css in settings.css]
     for where, _, text in settings.includes:  # the author's HTML, as they wrote it
         deck.includes[where] = deck.includes.get(where, "") + text + "\n"
+    # the theme's web fonts, shipped with the deck (deck.publish.fonts reads this list)
+    imported = web_fonts(settings.theme_files, lesson.path) if settings.theme_files else []
+    families = theme_families(settings.theme, imported)
+    if families:
+        deck.options["fonts"] = families
     if settings.theme_files:  # the author's .scss over the theme, compiled by dart-sass
         css, problems = compile_theme(settings.theme_files, lesson.path, folder_loc, cache)
         deck.warnings.extend(p for p in problems if p.severity != "error")

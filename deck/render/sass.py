@@ -5,7 +5,9 @@ Quarto's layout of such a file is kept: `/*-- scss:functions --*/`, `scss:mixins
 `scss:defaults` before the theme's own `!default` values (so theirs win), then the rules that
 turn Quarto's theme variables (`$body-bg`, `$link-color`, `$presentation-heading-color`…) into
 the deck's styles, then the author's `scss:rules`. A font imported from the web cannot load
-offline: the import is dropped with a warning. Results are cached by what went in.
+offline: the import is dropped; its fonts ship with the deck where this machine or a font
+package has them (`deck.render.themefonts`), else a warning names what stands in. Results are
+cached by what went in.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import subprocess
 from pathlib import Path
 
 from deck.errors import Diagnostic, Loc
+from deck.render.themefonts import available, imported_families, substitute
 from deck.store.files import write_atomic
 from deck.theme import NODE_MODULES, STATIC
 
@@ -76,6 +79,35 @@ def sections(text: str) -> dict[str, str]:
     return found
 
 
+def web_import_note(url: str) -> str | None:
+    """What becomes of a web `@import`: None when every font it asks for ships with the deck
+    (installed here, or from its npm package); else the warning saying what stands in."""
+    families = imported_families(url)
+    missing = [f for f in families if not available(f)]
+    if families and not missing:
+        return None  # shipped (deck.publish.fonts subsets them into the deck)
+    if not families:
+        return f"`{url}` is on the web and is not loaded (the deck is offline)"
+    said = "; ".join(
+        f"`{f}` is not installed here nor in a font package: {substitute(f)} stands in"
+        for f in missing
+    )
+    return f"`{url}` is on the web and is not loaded (the deck is offline): {said}"
+
+
+def web_fonts(files: tuple[str, ...], folder: Path) -> list[str]:
+    """The font families the author's theme files import from the web (Google Fonts)."""
+    found: list[str] = []
+    for name in files:
+        try:
+            text = (folder / name).read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for m in WEB_IMPORT.finditer(text):
+            found += [f for f in imported_families(m.group(1)) if f not in found]
+    return found
+
+
 def compile_theme(
     files: tuple[str, ...], folder: Path, loc: Loc, cache: Path | None
 ) -> tuple[str | None, list[Diagnostic]]:
@@ -87,8 +119,9 @@ def compile_theme(
         text = (folder / name).read_text("utf-8")
         for m in WEB_IMPORT.finditer(text):
             at = Loc(str(Path(loc.path) / name), text.count("\n", 0, m.start()) + 1)
-            message = f"`{m.group(1)}` is on the web and is not loaded (the deck is offline)"
-            problems.append(Diagnostic(at, "theme", message, "warning"))
+            message = web_import_note(m.group(1))
+            if message:
+                problems.append(Diagnostic(at, "theme", message, "warning"))
         text = WEB_IMPORT.sub("", text)
         if name.lower().endswith(".css"):
             css += text + "\n"

@@ -19,6 +19,7 @@ import yaml
 
 from deck.errors import Diagnostic, Loc
 from deck.source.contain import CODE_SPAN, outside
+from deck.source.embed import EMBED_LINE, embed_lines
 from deck.source.shortcodes import SHORTCODES, Call, ShortcodeError, parse_args
 
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -109,6 +110,18 @@ def _expand(
         include = INCLUDE_LINE.match(text)
         if include:
             _include(include.group(1), loc, path, context, out, chain)
+            continue
+        embed = EMBED_LINE.match(text)
+        if embed:  # a notebook's cells, each line at the shortcode's
+            try:
+                found, notebook = embed_lines(embed.group(1), path.parent, context.root)
+            except ShortcodeError as e:
+                out.diagnostics.append(Diagnostic(loc, "shortcode", f"`embed`: {e}"))
+                continue
+            if notebook not in out.files:
+                out.files.append(notebook)
+            out.lines += found
+            out.origins += [loc] * len(found)
             continue
         for piece in _shortcodes(text, loc, context, out).split("\n"):
             out.lines.append(piece)  # (a shortcode may give paragraphs: each at its line)

@@ -60,15 +60,22 @@ def _date(value: Any) -> str:
 
 
 def _size(expected: int) -> Check:
+    """`width`/`height` in CSS px (a number, or "1050px"); a percentage is read and not
+    applied (the deck's pages, PDFs and overflow checks need a size in pixels)."""
+
     def check(value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise Invalid("must be a number of pixels")
-        if value != expected:
-            raise Accepted(
-                f"the deck is 1280×720 (its theme, PDF pages and overflow checks are laid "
-                f"out for that size); {value} is not applied"
-            )
-        return value
+        text = str(value).strip().removesuffix("px").strip()
+        if isinstance(value, str) and text.endswith("%"):
+            raise Accepted(f"a size in percent is not applied: the deck is {expected} px")
+        try:
+            pixels = round(float(text))
+        except ValueError:
+            raise Invalid("must be a number of pixels") from None
+        if not 200 <= pixels <= 8000:
+            raise Invalid("must be between 200 and 8000 pixels")
+        return pixels
 
     return check
 

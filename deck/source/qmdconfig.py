@@ -306,6 +306,8 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
             for key in INCLUDES
             for kind, text in deck_option(values, key, ())
         ),
+        width=reveal.get("width", 1280),
+        height=reveal.get("height", 720),
     )
     execute = {k: v for k, v in (values.get("execute") or {}).items() if k in CELL_DEFAULTS}
     if (values.get("execute") or {}).get("enabled") is False:

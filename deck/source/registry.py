@@ -25,7 +25,7 @@ SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 # its Python packages' modules), and any such file it names in a subfolder.
 QMD_INPUTS = {".py", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".css", ".scss", ".sass"}
 NAMED_FILE = re.compile(
-    r"[\w./@%-]+\.(?:png|jpe?g|gif|svg|webp|s?css|py|qmd|md|html?|bib|csl|json|ya?ml|mp4|webm|ogv|mov|m4v)\b",
+    r"[\w./@%-]+\.(?:png|jpe?g|gif|svg|webp|s?css|py|qmd|md|html?|bib|csl|json|ya?ml|mp4|webm|ogv|mov|m4v|ipynb)\b",
     re.I,
 )
 INCLUDED = (".qmd", ".md")  # named files that are read as text: what they name counts too
@@ -249,7 +249,7 @@ class QmdFile:
         if path == self.path or parts == ("_metadata.yml",):
             return True
         if len(parts) == 1:
-            return path.suffix.lower() in QMD_INPUTS
+            return path.suffix.lower() in QMD_INPUTS or parts[0] in self.named_files()
         if path.suffix == ".py":  # inside packages: every folder on the way has __init__.py
             return all(
                 (folder.joinpath(*parts[:k]) / "__init__.py").exists() for k in range(1, len(parts))

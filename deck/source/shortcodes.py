@@ -232,6 +232,11 @@ def fa(call: Call) -> str:
     return f'<i class="{style} fa-{name}{extra}"{label}></i>'
 
 
+def embed(call: Call) -> str:
+    """(`{{< embed >}}` on a line of its own is spliced by `deck.source.prepass`.)"""
+    raise ShortcodeError("stands on a line of its own: it gives a notebook's cells")
+
+
 SHORTCODES: dict[str, Callable[[Call], str]] = {
     "meta": meta,
     "var": var,
@@ -242,6 +247,7 @@ SHORTCODES: dict[str, Callable[[Call], str]] = {
     "placeholder": placeholder,
     "video": video,
     "fa": fa,
+    "embed": embed,
 }
 
 

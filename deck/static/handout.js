@@ -26,6 +26,12 @@
   var BASE = { 1: PORTRAIT.width, 2: 560, 3: 380 }; // a frame's width by slides per page
   var LINES = { 1: 14, 2: 4, 3: 2 };
   var LECTURER_WIDTH = 520;
+  // The deck's slide size (a .qmd's `width`/`height`; 1280×720 unless said): frames keep its
+  // shape, and a slide drawn in one is zoomed from it.
+  function slideSize() {
+    var config = window.Reveal && Reveal.getConfig ? Reveal.getConfig() : {};
+    return { width: Number(config.width) || 1280, height: Number(config.height) || 720 };
+  }
   var UNPRINTED = "aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml";
   var english = !/^zh/i.test(document.documentElement.lang);  // English but for zh
   var TEXT = english
@@ -75,7 +81,7 @@
     return (parseInt(section.dataset.optionalTiming || "0", 10) || 0) / 60;
   }
 
-  // The smallest text a printed page shows, in px at 1280 px wide: every visible text (HTML,
+  // The smallest text a printed page shows, in px at the slide's own width: every visible text (HTML,
   // inline SVG), a figure's text at its engine size scaled as the figure is shown.
   function smallestText(page) {
     var least = Infinity;
@@ -101,9 +107,10 @@
   function frame(page, n, width, drawn) {
     var box = el("div", "handout-frame");
     box.style.width = width + "px";
-    box.style.height = (width * 9) / 16 + "px";
+    var size = slideSize();
+    box.style.height = (width * size.height) / size.width + "px";
     if (drawn) {
-      page.style.zoom = String(width / 1280);
+      page.style.zoom = String(width / size.width);
       box.appendChild(page);
       if (drawn === "picture") box.appendChild(mark("picture/" + (n + 1)));
     } else {
@@ -207,7 +214,7 @@
     } else {
       var width = LECTURER_WIDTH;
       if (!spec.notes) {
-        var need = Math.ceil((MIN_PT * 4 / 3) * 1280 / least);
+        var need = Math.ceil((MIN_PT * 4 / 3) * slideSize().width / least);
         width = Math.max(BASE[options.perPage], isFinite(need) ? need : 0);
         if (width > PORTRAIT.width) {
           wrap.classList.add("handout-item-wide");

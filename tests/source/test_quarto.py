@@ -89,7 +89,7 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
           revealjs:
             trasition: fade
             theme: cosmo
-            width: 1050
+            width: 90%
             embed-resources: true
           pdf: default
         jupyter: python3
@@ -108,7 +108,7 @@ def test_unknown_and_unapplied_options_are_warnings_at_their_lines(tmp_path: Pat
         "colour": "colour: blue",
         "trasition": "trasition: fade",
         "cosmo": "theme: cosmo",  # a Bootstrap theme, not a reveal.js one
-        "1050": "width: 1050",
+        "percent": "width: 90%",  # (a number of px is applied: tests/publish/test_deck_size.py)
         "embed-resources": "embed-resources: true",
         "pdf": "pdf: default",
     }
