@@ -419,7 +419,9 @@ def test_a_failed_rebuild_shows_a_banner_and_the_fix_updates_the_page(page: Page
         "document.getElementById('deck-live-errors').textContent.includes('lesson.yml')",
         timeout=60_000,
     )
-    (folder / "lesson.yml").write_text("title: 迷你课程\nexec:\n  seed: 7\ntitle-slide: false\n", "utf-8")
+    (folder / "lesson.yml").write_text(
+        "title: 迷你课程\nexec:\n  seed: 7\ntitle-slide: false\n", "utf-8"
+    )
     section.write_text(good.replace("平方的结果是", "平方等于"), "utf-8")
     shown(page, "平方等于 144")
     banner.wait_for(state="hidden")
