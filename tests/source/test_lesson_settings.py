@@ -263,9 +263,7 @@ def test_the_readme_lists_every_lesson_yml_key() -> None:
     for key, check in LESSON_SCHEMA.items():
         if isinstance(check, dict):
             missing += [f"{key}.{sub}" for sub in check if f"{key}.{sub}" not in named]
-    applied = [
-        k for k, check in REVEALJS_SCHEMA.items() if "_ignored" not in check.__qualname__
-    ]
+    applied = [k for k, check in REVEALJS_SCHEMA.items() if "_ignored" not in check.__qualname__]
     missing += [f"slides: {k}" for k in applied if k not in named]
     assert missing == [], f"README's lesson.yml reference lacks {missing}"
     assert isinstance(LESSON_SCHEMA["slides"], NodeCheck)
