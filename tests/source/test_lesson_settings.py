@@ -267,3 +267,55 @@ def test_the_readme_lists_every_lesson_yml_key() -> None:
     missing += [f"slides: {k}" for k in applied if k not in named]
     assert missing == [], f"README's lesson.yml reference lacks {missing}"
     assert isinstance(LESSON_SCHEMA["slides"], NodeCheck)
+
+
+def a_pdf(path: Path, printed: str) -> Path:
+    """A one-page PDF as Chromium leaves it: a title, a producer and its print dates."""
+    import pikepdf
+
+    pdf = pikepdf.new()
+    pdf.add_blank_page()
+    pdf.docinfo["/Title"] = "Softmax"
+    pdf.docinfo["/CreationDate"] = pdf.docinfo["/ModDate"] = printed
+    pdf.save(path, object_stream_mode=pikepdf.ObjectStreamMode.disable, static_id=True)
+    return path
+
+
+def test_the_pdfs_carry_the_authors_and_the_lessons_date(tmp_path: Path) -> None:
+    import pikepdf
+
+    from deck.publish.pdfmeta import stamp
+    from deck.publish.pdfs import pdf_digest
+
+    one = a_pdf(tmp_path / "one.pdf", "D:20261201101010+00'00'")
+    two = a_pdf(tmp_path / "two.pdf", "D:20261202121212+00'00'")
+    for path in (one, two):
+        stamp(path, "Ada Lovelace, Alan Turing", "2026-12-01")
+    with pikepdf.open(one) as pdf:
+        info = {k: str(v) for k, v in pdf.docinfo.items()}
+        meta = pdf.open_metadata()
+        assert meta["dc:creator"] == ["Ada Lovelace", "Alan Turing"]
+        assert meta["dc:date"] == ["2026-12-01"]
+        assert "xmp:MetadataDate" not in meta and "xmp:ModifyDate" not in meta
+    assert info == {
+        "/Title": "Softmax",  # Chromium's keys kept
+        "/CreationDate": "D:20261201101010+00'00'",  # the print date, not the lesson's
+        "/ModDate": "D:20261201101010+00'00'",
+        "/Author": "Ada Lovelace, Alan Turing",
+    }
+    assert pdf_digest(one) == pdf_digest(two)  # two prints of one deck: equal but for dates
+    untouched = a_pdf(tmp_path / "none.pdf", "D:20261201101010+00'00'")
+    before = untouched.read_bytes()
+    stamp(untouched, None, None)
+    assert untouched.read_bytes() == before
+
+
+def test_the_course_page_names_the_authors(tmp_path: Path) -> None:
+    from deck.publish.course import course_page
+    from deck.publish.coursefile import CourseConfig
+
+    entry = {"name": "t", "title": "Softmax", "author": "Ada <Lovelace>", "date": "2026-12-01"}
+    entry |= {"lang": "en", "slides": 3, "minutes": 0, "in_content": True, "out": str(tmp_path)}
+    page = course_page(CourseConfig(), [entry], tmp_path)
+    facts = re.search(r'<p class="lesson-facts">(.*?)</p>', page).group(1)
+    assert facts.startswith('<span class="lesson-author">Ada &lt;Lovelace&gt;</span> · <time')
