@@ -24,7 +24,7 @@ from deck.source.qmdconfig import (
     slide_config,
 )
 
-PROJECT_NAMES = ("_quarto.yml", "_quarto.yaml")
+PROJECT_NAMES = ("_quarto.yml", "_quarto.yaml")  # (deck.source.registry has them as inputs)
 
 
 def _slides(

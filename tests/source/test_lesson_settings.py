@@ -319,3 +319,15 @@ def test_the_course_page_names_the_authors(tmp_path: Path) -> None:
     page = course_page(CourseConfig(), [entry], tmp_path)
     facts = re.search(r'<p class="lesson-facts">(.*?)</p>', page).group(1)
     assert facts.startswith('<span class="lesson-author">Ada &lt;Lovelace&gt;</span> · <time')
+
+
+def test_an_edit_of_content_quarto_yml_rebuilds_the_lesson(tmp_path: Path) -> None:
+    (tmp_path / "content").mkdir()
+    project = tmp_path / "content" / "_quarto.yml"
+    project.write_text("format:\n  revealjs:\n    footer: First footer\n", "utf-8")
+    lesson_in(tmp_path, "title: T\ntitle-slide: false\n")
+    assert run_cli(tmp_path, "t", "--no-pdf").returncode == 0
+    assert built(tmp_path, "t")["footers"] == ["First footer"] * 2
+    project.write_text("format:\n  revealjs:\n    footer: Second footer\n", "utf-8")
+    assert run_cli(tmp_path, "t", "--no-pdf").returncode == 0
+    assert built(tmp_path, "t")["footers"] == ["Second footer"] * 2
