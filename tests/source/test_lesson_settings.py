@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -331,3 +332,29 @@ def test_an_edit_of_content_quarto_yml_rebuilds_the_lesson(tmp_path: Path) -> No
     project.write_text("format:\n  revealjs:\n    footer: Second footer\n", "utf-8")
     assert run_cli(tmp_path, "t", "--no-pdf").returncode == 0
     assert built(tmp_path, "t")["footers"] == ["Second footer"] * 2
+
+
+@pytest.mark.browser
+def test_a_built_lessons_pdfs_name_its_authors_and_date(tmp_path: Path) -> None:
+    import pikepdf
+
+    from fixture_build import run_build
+
+    lesson_in(tmp_path, LESSON_YML)
+    proc = run_build(tmp_path, "t")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("slides.pdf", "handout.pdf", "notes.pdf"):
+        with pikepdf.open(tmp_path / "dist" / "t" / name) as pdf:
+            assert str(pdf.docinfo["/Author"]) == "Ada Lovelace, Alan Turing", name
+            assert str(pdf.docinfo["/Title"]) == "Softmax", name  # Chromium's, kept
+            assert str(pdf.docinfo["/CreationDate"]).startswith("D:"), name
+            meta = pdf.open_metadata()
+            assert meta["dc:date"] == ["2026-12-01"], name
+    first = subprocess.run(
+        ["pdftotext", "-f", "1", "-l", "1", str(tmp_path / "dist/t/slides.pdf"), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for line in ("Softmax", "temperature and cross-entropy", "Ada Lovelace, Alan Turing"):
+        assert line in first, first  # the title slide is the first page
