@@ -222,6 +222,8 @@ def _outputs(value: Any) -> tuple[str, ...]:
         raise Invalid(str(exc)) from None
 
 
+# lesson.yml's keys; `deck.source.lessonyml` reads lesson.yml with this table and the deck
+# options a .qmd has (`slides:`). The README's "lesson.yml reference" lists each key (tested).
 TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "title": as_text,
     "subtitle": as_text,
