@@ -147,6 +147,9 @@ class LessonConfig:
     kernel: str | None = None  # a `.qmd`'s `jupyter:` kernelspec name
     handout: HandoutConfig = field(default_factory=HandoutConfig)
     outputs: tuple[str, ...] | None = None  # `outputs: [html, pdf, ipynb]`; None: the defaults
+    # `title-slide: false` in lesson.yml: no title slide made from the title (a lesson whose
+    # slides have a `{.title-slide}` of their own gets none anyway)
+    title_slide: bool = True
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""The course page `dist/index.html`: every lesson in order with its title, subtitle, date,
-slide count and planned minutes, and links to the files its last good build wrote. Written on
+"""The course page `dist/index.html`: every lesson in order with its title, subtitle, authors,
+date, slide count and planned minutes, and links to the files its last good build wrote. Written on
 every build (it costs a few milliseconds and reads no lesson): one lesson or twenty, the out
 folder opens on a page that says what is in it.
 
@@ -249,6 +249,8 @@ def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
     if entry.get("subtitle"):
         parts.append(f'<p class="lesson-subtitle">{e(entry["subtitle"])}</p>')
     facts = []
+    if entry.get("author"):
+        facts.append(f'<span class="lesson-author">{e(entry["author"])}</span>')
     if entry.get("date"):
         facts.append(f'<time datetime="{e(entry["date"])}">{e(entry["date"])}</time>')
     facts.append(e(text["slides"].format(n=entry["slides"])))

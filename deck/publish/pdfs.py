@@ -12,6 +12,7 @@ from pathlib import Path
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported
+from deck.publish.pdfmeta import stamp
 from deck.publish.printer import printer_key
 from deck.theme import ENGINE, PDFS, VIEW_OF_LAYOUT
 
@@ -63,6 +64,8 @@ class Pdfs:
         base = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())
         base.update((ENGINE / "publish" / "compose.py").read_bytes())
         base.update(printer_key(built.options.cache).encode())  # Chromium's version, the fonts
+        base.update((ENGINE / "publish" / "pdfmeta.py").read_bytes())
+        base.update(repr((built.lesson.config.author, built.lesson.config.date)).encode())
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             rel = path.relative_to(folder)
             if len(rel.parts) > 1:
@@ -107,6 +110,9 @@ class Pdfs:
             )
         finally:
             progress.stop("pdf")
+        config = built.lesson.config
+        for name in todo:  # the lesson's authors and date, as the PDF's metadata
+            stamp(staging / name, config.author, config.date)
         seconds = time.perf_counter() - t0
         progress.log(f"  printed {', '.join(todo)} ({seconds:.1f} s)")
         # the slides' overflows are found while printing them, and belong to slides.pdf

@@ -222,6 +222,8 @@ def _outputs(value: Any) -> tuple[str, ...]:
         raise Invalid(str(exc)) from None
 
 
+# lesson.yml's keys; `deck.source.lessonyml` reads lesson.yml with this table and the deck
+# options a .qmd has (`slides:`). The README's "lesson.yml reference" lists each key (tested).
 TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "title": as_text,
     "subtitle": as_text,
@@ -234,6 +236,7 @@ TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
     "quiz": {"shuffle": _bool, "mode": _quiz_mode},
     "handout": HANDOUT_SCHEMA,
     "outputs": _outputs,
+    "title-slide": _bool,  # false: no title slide made from title, subtitle, author, date
 }
 
 
@@ -315,4 +318,6 @@ def config_from(values: dict[str, Any]) -> LessonConfig:
     handout = values.get("handout") or {}
     handout_config = HandoutConfig(handout.get("per-page", 2), handout.get("lines"))
     top = {k: v for k, v in values.items() if k not in ("exec", "quiz", "handout")}
+    if "title-slide" in top:
+        top["title_slide"] = top.pop("title-slide")
     return LessonConfig(**top, exec=exec_config, quiz=quiz_config, handout=handout_config)

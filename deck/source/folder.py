@@ -11,8 +11,9 @@ import yaml
 
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson, LessonConfig, Loc, SectionSettings
-from deck.source.config import parse_config
 from deck.source.contain import escapes
+from deck.source.deckwide import dressed, read_includes
+from deck.source.lessonyml import find_project, lesson_settings
 from deck.source.prepass import Context, project_variables
 from deck.source.scanner import Dialect, parse_section
 from deck.source.widgetkinds import load_widget_kinds
@@ -61,22 +62,35 @@ def raw_yaml(path: Path) -> dict[str, Any]:
     return values if isinstance(values, dict) else {}
 
 
+def project(folder: Path, diagnostics: list[Diagnostic]) -> tuple[str, str] | None:
+    """The text and path of a `_quarto.yml` beside the lesson (read under its lesson.yml)."""
+    found = find_project(folder)
+    if found is None:
+        return None
+    text = read_text(found)
+    if isinstance(text, Diagnostic):
+        diagnostics.append(text)
+        return None
+    return text, display_path(found)
+
+
 def load_lesson(folder: Path) -> Lesson:
     """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems."""
     diagnostics: list[Diagnostic] = []
     meta_path = folder / "lesson.yml"
-    config = LessonConfig()
+    rel = display_path(meta_path)
+    config, values, locs = LessonConfig(), {}, {}
     if not meta_path.is_file():
-        diagnostics.append(
-            Diagnostic(Loc(display_path(meta_path), 1), "lesson", "missing lesson.yml")
-        )
+        diagnostics.append(Diagnostic(Loc(rel, 1), "lesson", "missing lesson.yml"))
     else:
         text = read_text(meta_path)
         if isinstance(text, Diagnostic):
             diagnostics.append(text)
         else:
-            config, _, found = parse_config(text, display_path(meta_path))
-            diagnostics.extend(found)
+            config, values, locs = lesson_settings(
+                text, rel, project(folder, diagnostics), diagnostics
+            )
+            config = read_includes(config, folder, locs, rel, diagnostics)
     files = sorted(p for p in folder.glob("*.md") if SECTION_FILE.match(p.name) and p.is_file())
     if not files:
         diagnostics.append(
@@ -99,15 +113,20 @@ def load_lesson(folder: Path) -> Lesson:
             continue
         section, problems = parse_section(path, display_path(path), text, dialect, context)
         settings = SectionSettings(
-            config.lang, seed=config.exec.seed, shuffle_quizzes=config.quiz.shuffle
+            config.lang,
+            incremental=config.slides.incremental,
+            code_line_numbers=config.slides.code_line_numbers,
+            seed=config.exec.seed,
+            shuffle_quizzes=config.quiz.shuffle,
         )
         sections.append(dataclasses.replace(section, settings=settings))
         diagnostics.extend(problems)
         if not section.slides and all(d.severity != "error" for d in problems):
             message = "the section has no slides: write one (`## Title`) or remove the file"
             diagnostics.append(Diagnostic(Loc(section.rel, 1), "lesson", message))
+    sections = dressed(sections, config, values, locs, rel)
     lesson = Lesson(folder.name, folder, tuple(sections), config, (), widgets)
-    diagnostics.extend(escapes(lesson))
+    diagnostics.extend(escapes(lesson, locs))
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise DeckError(errors)

@@ -31,13 +31,13 @@ from deck.model import (
     Lesson,
     LessonConfig,
     Loc,
-    Prose,
     Section,
     SectionSettings,
     Slide,
     walk_blocks,
 )
-from deck.source.contain import escapes, outside
+from deck.source.contain import escapes
+from deck.source.deckwide import read_includes, title_slide
 from deck.source.folder import display_path, read_text
 from deck.source.prepass import Context, expand, project_variables
 from deck.source.project import project_config
@@ -108,52 +108,6 @@ def front_matter(
     values, locs, problems = parse_quarto_config("\n".join(lines[1:end]), rel, first_line=2)
     diagnostics.extend(problems)
     return end + 1, values, locs
-
-
-def read_includes(
-    config: LessonConfig,
-    folder: Path,
-    locs: dict[str, Loc],
-    rel: str,
-    diagnostics: list[Diagnostic],
-) -> LessonConfig:
-    """`include-in-header` (and `-before-body`, `-after-body`) files read into the config: HTML
-    the author placed in the page, from files inside the project."""
-    out = []
-    for where, kind, text in config.slides.includes:
-        key = f"include-{where}"
-        loc = next((v for k, v in locs.items() if k.split(".")[-1] == key), Loc(rel, 1))
-        if kind == "file":
-            target = folder / text
-            if outside(folder, text):
-                diagnostics.append(
-                    Diagnostic(loc, "path", f"{key} `{text}` lies outside the project")
-                )
-                continue
-            try:
-                text = target.read_text("utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                diagnostics.append(Diagnostic(loc, "path", f"{key} `{text}` cannot be read: {e}"))
-                continue
-        out.append((where, "text", text))
-    slides = dataclasses.replace(config.slides, includes=tuple(out))
-    cited = config.citations
-    at = locs.get("bibliography", Loc(rel, 1))
-    files = (
-        ("bibliography", cited.bibliography),
-        ("csl", (cited.csl or "",)),
-        ("theme", config.slides.theme_files),
-    )
-    for key, names in files:
-        for name in filter(None, names):
-            where = next((v for k, v in locs.items() if k.split(".")[-1] == key), at)
-            if outside(folder, name):
-                message = f"{key} `{name}` lies outside the project"
-                diagnostics.append(Diagnostic(where, "path", message))
-            elif not (folder / name).is_file():
-                diagnostics.append(Diagnostic(where, "path", f"{key} `{name}`: no such file"))
-    citations = dataclasses.replace(cited, loc=at)
-    return dataclasses.replace(config, slides=slides, citations=citations)
 
 
 def raw_meta(lines: list[str], body: int, meta_path: Path) -> dict[str, Any]:
@@ -295,31 +249,6 @@ def _with_error(blocks: tuple[Block, ...], error: bool) -> tuple[Block, ...]:
             block = Columns(columns, block.loc)
         out.append(block)
     return tuple(out)
-
-
-def title_slide(
-    config: LessonConfig, locs: dict[str, Loc], rel: str, attributes: dict[str, str] | None = None
-) -> Slide | None:
-    """Quarto's title slide: title, subtitle, author and date from the front matter, with its
-    `title-slide-attributes` (`data-background-image: a.png` → the slide's background)."""
-    if not config.title:
-        return None
-    loc = locs.get("title", Loc(rel, 1))
-    blocks: list[Block] = []
-    for key in ("subtitle", "author", "date"):
-        value = getattr(config, key)
-        if value:
-            at = locs.get(key, loc)
-            blocks.append(Div((key,), {}, (Prose(value, at),), at))
-    attrs = {"id": "title-slide"}
-    classes = ["title-slide", "quarto-title-block"]
-    for key, value in (attributes or {}).items():
-        if key == "class":
-            classes += value.split()
-        else:
-            attrs[key.removeprefix("data-")] = value
-    at = locs.get("title-slide-attributes", loc)
-    return Slide(config.title, 1, tuple(classes), attrs, tuple(blocks), at if attributes else loc)
 
 
 def part_name(slides: list[Slide], k: int, taken: set[str]) -> str:

@@ -287,28 +287,7 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
     differ from a lesson's: no slide numbers, line numbers on code."""
     top = {k: v for k, v in values.items() if k in REVEALJS_SCHEMA and k not in DECK_OPTIONS}
     reveal = {**top, **(values.get("format") or {})}
-    slides = SlideConfig(
-        slide_number=reveal.get("slide-number", False),
-        controls=reveal.get("controls") if isinstance(reveal.get("controls"), bool) else None,
-        progress=reveal.get("progress"),
-        incremental=reveal.get("incremental", False),
-        smaller=reveal.get("smaller", False),
-        scrollable=reveal.get("scrollable", False),
-        footer=reveal.get("footer"),
-        logo=reveal.get("logo"),
-        code_line_numbers=reveal.get("code-line-numbers", True),
-        css=reveal.get("css", ()),
-        theme=reveal.get("theme", ("default", ()))[0],
-        theme_files=reveal.get("theme", ("default", ()))[1],
-        reveal=tuple((REVEAL_NAMES[k], v) for k, v in reveal.items() if k in REVEAL_NAMES),
-        includes=tuple(
-            (key.removeprefix("include-"), kind, text)
-            for key in INCLUDES
-            for kind, text in deck_option(values, key, ())
-        ),
-        width=reveal.get("width", 1280),
-        height=reveal.get("height", 720),
-    )
+    slides = slide_config(reveal, values)
     execute = {k: v for k, v in (values.get("execute") or {}).items() if k in CELL_DEFAULTS}
     if (values.get("execute") or {}).get("enabled") is False:
         execute["eval"] = False
@@ -326,6 +305,39 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
         citations=CitationConfig(
             tuple(values.get("bibliography", ())), values.get("csl"), values.get("nocite", "")
         ),
+    )
+
+
+def slide_config(
+    reveal: dict[str, Any],
+    values: dict[str, Any],
+    slide_number: bool | str = False,
+    code_line_numbers: bool | str = True,
+) -> SlideConfig:
+    """The checked `format: revealjs:` options (`reveal`) → how the deck is presented; the
+    defaults are Quarto's (a lesson's `slides:` passes its own). `values`: the whole file, for
+    the options read under `format: revealjs:` or at the top (`deck_option`)."""
+    return SlideConfig(
+        slide_number=reveal.get("slide-number", slide_number),
+        controls=reveal.get("controls") if isinstance(reveal.get("controls"), bool) else None,
+        progress=reveal.get("progress"),
+        incremental=reveal.get("incremental", False),
+        smaller=reveal.get("smaller", False),
+        scrollable=reveal.get("scrollable", False),
+        footer=reveal.get("footer"),
+        logo=reveal.get("logo"),
+        code_line_numbers=reveal.get("code-line-numbers", code_line_numbers),
+        css=reveal.get("css", ()),
+        theme=reveal.get("theme", ("default", ()))[0],
+        theme_files=reveal.get("theme", ("default", ()))[1],
+        reveal=tuple((REVEAL_NAMES[k], v) for k, v in reveal.items() if k in REVEAL_NAMES),
+        includes=tuple(
+            (key.removeprefix("include-"), kind, text)
+            for key in INCLUDES
+            for kind, text in deck_option(values, key, ())
+        ),
+        width=reveal.get("width", 1280),
+        height=reveal.get("height", 720),
     )
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 LESSON_NAME = re.compile(r"[^\W][\w.-]*")
 SKIP_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
+PROJECT_FILES = ("_quarto.yml", "_quarto.yaml")  # read beside a lesson (deck.source.lessonyml)
 # A .qmd's inputs besides itself and `_metadata.yml`: files of these kinds in its folder (and
 # its Python packages' modules), and any such file it names in a subfolder.
 QMD_INPUTS = {".py", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".css", ".scss", ".sass"}
@@ -128,10 +129,16 @@ class LessonFolder:
         return load_lesson(self.path)
 
     def inputs(self, hasher: FileHasher) -> dict[str, str]:
+        """The folder's files, and a `_quarto.yml` in `content/` (its options apply)."""
         texts = [p.read_text("utf-8", "replace") for p in sorted(self.path.glob("*.md"))]
-        return {**hasher.tree(self.path), **environment_inputs(texts)}
+        files = {**hasher.tree(self.path), **environment_inputs(texts)}
+        for name in PROJECT_FILES:
+            files["$project:" + name] = hasher.file(self.path.parent / name)
+        return files
 
     def is_input(self, path: Path) -> bool:
+        if path.parent == self.path.parent and path.name in PROJECT_FILES:
+            return True  # `content/_quarto.yml`
         try:
             parts = path.relative_to(self.path).parts
         except ValueError:

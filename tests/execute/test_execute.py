@@ -269,7 +269,7 @@ def test_workers_share_the_cores_and_keep_a_thread_count_set_by_the_user(tmp_pat
     monkeypatch.undo()
     folder = tmp_path / "lesson"
     folder.mkdir()
-    (folder / "lesson.yml").write_text("title: t\n")
+    (folder / "lesson.yml").write_text("title: t\ntitle-slide: false\n")
     (folder / "01-s.md").write_text(
         "## A\n\n```{python}\nimport torch\nn = torch.get_num_threads()\n```\n\n`{python} n`\n"
     )

@@ -239,7 +239,7 @@ def test_failed_builds_keep_the_server_up_and_the_last_good_deck(live):
     for n in range(30):  # files created and deleted at once: nothing to build for
         (folder / f"tmp{n}.md").write_text("## x\n")
         (folder / f"tmp{n}.md").unlink()
-    lesson_yml.write_text("title: 迷你课程\nexec:\n  seed: 7\n", "utf-8")
+    lesson_yml.write_text("title: 迷你课程\nexec:\n  seed: 7\ntitle-slide: false\n", "utf-8")
     edit(section, "square(12)", "square(11)")
     wait_for(
         lambda: (
@@ -281,7 +281,7 @@ def test_any_exception_from_the_build_is_shown_and_the_server_stays_up(tmp_path:
 def lesson_writing_a_file(root: Path) -> Path:
     folder = root / "content" / "writer"
     folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: writer\n")
+    (folder / "lesson.yml").write_text("title: writer\ntitle-slide: false\n")
     (folder / "data.txt").write_text("1\n")
     (folder / "01-a.md").write_text(
         "## 写文件\n\n```{python}\nimport time\n"
@@ -360,7 +360,7 @@ def test_a_page_opened_before_the_first_build_shows_its_errors_then_the_deck(
             banner = page.locator("#deck-live-errors")
             banner.wait_for(state="visible", timeout=60_000)
             assert banner.inner_text() == "lesson.yml:3: error [lesson] bad YAML"
-            (lesson / "lesson.yml").write_text("title: fixed\n")
+            (lesson / "lesson.yml").write_text("title: fixed\ntitle-slide: false\n")
             page.wait_for_function("document.body.textContent.startsWith('deck')")
         finally:
             go.set()
@@ -419,7 +419,9 @@ def test_a_failed_rebuild_shows_a_banner_and_the_fix_updates_the_page(page: Page
         "document.getElementById('deck-live-errors').textContent.includes('lesson.yml')",
         timeout=60_000,
     )
-    (folder / "lesson.yml").write_text("title: 迷你课程\nexec:\n  seed: 7\n", "utf-8")
+    (folder / "lesson.yml").write_text(
+        "title: 迷你课程\nexec:\n  seed: 7\ntitle-slide: false\n", "utf-8"
+    )
     section.write_text(good.replace("平方的结果是", "平方等于"), "utf-8")
     shown(page, "平方等于 144")
     banner.wait_for(state="hidden")

@@ -114,7 +114,9 @@ def test_200_event_stream_clients_all_get_the_update_within_2_s(lesson_preview):
 def small_lesson(root: Path, files: dict[str, str]) -> tuple[Path, Options]:
     folder = root / "content" / "cat"
     folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: 取消\nexec:\n  seed: 0\n  timeout: 120\n")
+    (folder / "lesson.yml").write_text(
+        "title: 取消\nexec:\n  seed: 0\n  timeout: 120\ntitle-slide: false\n"
+    )
     for name, text in files.items():
         (folder / name).write_text(text, "utf-8")
     return folder, options_in(root)

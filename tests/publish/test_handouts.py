@@ -268,7 +268,7 @@ def test_handout_options_from_lesson_yml(tmp_path: Path):
         assert ruled_lines(out / "handout.pdf", number) >= (12 if portrait else 3), number
     before = {n: (out / n).read_bytes() for n in ("slides.pdf", "notes.pdf")}
     (tmp_path / "content/hand/lesson.yml").write_text(
-        "title: 讲义\nhandout:\n  per-page: 2\n  lines: 2\n"
+        "title: 讲义\nhandout:\n  per-page: 2\n  lines: 2\ntitle-slide: false\n"
     )
     again = build(["hand"], opts)
     assert again.printed == ["handout.pdf"]  # only the student's handout follows `handout:`

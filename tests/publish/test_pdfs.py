@@ -76,7 +76,7 @@ def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
 
     folder = tmp_path / "content" / "long"
     folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: long\n")
+    (folder / "lesson.yml").write_text("title: long\ntitle-slide: false\n")
     lines = "\n".join(f"- 第 {n} 行" for n in range(40))
     wide = " + ".join(f"x_{{{n}}}^2" for n in range(60))
     (folder / "01-a.md").write_text(
@@ -103,7 +103,7 @@ def test_content_under_the_arrows_is_named_with_its_source_line(tmp_path, browse
 
     folder = tmp_path / "content" / "arrows"
     folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: arrows\n")
+    (folder / "lesson.yml").write_text("title: arrows\ntitle-slide: false\n")
     code = "\n".join(f"x_{n} = {n} * {n}  # 第 {n} 行，一直写到右边" for n in range(3))
     (folder / "01-a.md").write_text(
         "## 合适\n\n短。\n\n"

@@ -245,7 +245,7 @@ def test_missing_lesson_yml_is_an_error(tmp_path: Path):
 
 
 def test_lesson_sections_in_name_order_and_all_errors_collected(tmp_path: Path):
-    (tmp_path / "lesson.yml").write_text("title: T\n")
+    (tmp_path / "lesson.yml").write_text("title: T\ntitle-slide: false\n")
     (tmp_path / "02-b.md").write_text("## B\n\n::: notes\n")
     (tmp_path / "01-a.md").write_text("## A\n\n```{python}\n")
     (tmp_path / "notes.md").write_text("not a section")
@@ -292,7 +292,7 @@ def test_safe_labels_are_accepted(label: str):
 
 
 def test_a_file_with_a_byte_order_mark_and_crlf_lines_reads_like_plain_utf8(tmp_path: Path):
-    (tmp_path / "lesson.yml").write_bytes(b"\xef\xbb\xbftitle: T\r\n")
+    (tmp_path / "lesson.yml").write_bytes(b"\xef\xbb\xbftitle: T\r\ntitle-slide: false\r\n")
     (tmp_path / "01-a.md").write_bytes(b"\xef\xbb\xbf## A\r\n\r\ntext\r\n\r\n## B\r\n")
     lesson = load_lesson(tmp_path)
     assert lesson.config.title == "T" and lesson.warnings == ()

@@ -219,7 +219,7 @@ def test_load_lesson_returns_a_deck_or_a_deck_error_inside_the_file(
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "lesson"
         folder.mkdir()
-        (folder / "lesson.yml").write_text("title: T\n", "utf-8")
+        (folder / "lesson.yml").write_text("title: T\ntitle-slide: false\n", "utf-8")
         path = folder / "01-a.md"
         path.write_bytes(data)
         n = max(1, data.count(b"\n") + (0 if data.endswith(b"\n") else 1))

@@ -13,6 +13,19 @@ from deck.options import Options
 from fixture_build import Ran, run_cli
 
 LESSON_YML = "title: 目录测试\nlang: zh-CN\nexec:\n  seed: 0\n  timeout: 20\n"
+# A lesson with a title gets a title slide before its first section's slides; the tests'
+# lessons count their slides from their first section, so they say `title-slide: false`
+# unless their lesson.yml sets `title-slide` itself.
+NO_TITLE_SLIDE = "title-slide: false\n"
+
+
+def without_title_slide(name: str, text: str | bytes) -> str | bytes:
+    """`text` for the file `name`: a lesson.yml that does not set `title-slide` gets
+    `title-slide: false` (after a dedent, so it lines up with the keys written)."""
+    if Path(name).name != "lesson.yml" or isinstance(text, bytes) or "title-slide" in text:
+        return text
+    text = textwrap.dedent(text).lstrip("\n")
+    return text + ("" if text.endswith("\n") or not text else "\n") + NO_TITLE_SLIDE
 
 
 def keys(folder: Path) -> dict[str, str]:
@@ -36,6 +49,7 @@ def write(folder: Path, files: dict[str, str]) -> Path:
     """Files (dedented) in `folder`; returns the path of the first one."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
+        text = without_title_slide(name, text)
         (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
     return folder / next(iter(files))
 
@@ -64,6 +78,7 @@ def write_lesson(root: Path, files: dict[str, str], name: str = "cat") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     files = {"lesson.yml": LESSON_YML, **files}
     for rel, text in files.items():
+        text = without_title_slide(rel, text)
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(text, bytes):
