@@ -54,7 +54,7 @@
       var close = document.createElement("button");
       close.type = "button";
       close.textContent = "×";
-      close.setAttribute("aria-label", !/^zh/i.test(document.documentElement.lang) ? "Close" : "关闭");
+      close.setAttribute("aria-label", window.deckStrings ? deckStrings("live").close : "Close");
       close.title = "Esc";
       close.style.cssText =
         "flex:0 0 auto;font-size:20px;line-height:1;padding:2px 8px;cursor:pointer;" +
