@@ -35,17 +35,21 @@ def overflows(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if "[overflow]" in line]
 
 
-def no_browser(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any start of Playwright or Chromium in this process fails the build (and the test)."""
+def no_browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Any start of Playwright or Chromium in this process fails, and is listed."""
     import playwright.sync_api
 
     import deck.publish.pdf
 
+    started: list[str] = []
+
     def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a browser was started")
+        started.append("a browser was started")
+        raise RuntimeError("no browser here")
 
     monkeypatch.setattr(playwright.sync_api, "sync_playwright", refuse)
     monkeypatch.setattr(deck.publish.pdf, "launch", refuse)
+    return started
 
 
 def test_no_pdf_build_names_overflowing_slides_as_the_pdf_build_does(tmp_path, monkeypatch):
@@ -68,7 +72,7 @@ def test_no_pdf_build_names_overflowing_slides_as_the_pdf_build_does(tmp_path, m
     assert "checked the layout of 3 slides" in proc.stderr
 
     # nothing changed: up to date, the warnings repeated, no browser started
-    no_browser(monkeypatch)
+    started = no_browser(monkeypatch)
     again = run_cli(root, "long", "--no-pdf")
     assert again.returncode == 0, again.stderr
     assert "up to date" in again.stderr and overflows(again.stderr) == expected
@@ -78,6 +82,16 @@ def test_no_pdf_build_names_overflowing_slides_as_the_pdf_build_does(tmp_path, m
     assert kept.returncode == 0, kept.stderr
     assert "up to date" not in kept.stderr and "checked the layout" not in kept.stderr
     assert overflows(kept.stderr) == expected
+    assert started == []
+    # without a browser, an edit that changes the page is published, with a note saying so
+    (folder / "01-a.md").write_text(SLIDES.replace("短。", "很短。"), "utf-8")
+    blind = run_cli(root, "long", "--no-pdf")
+    assert blind.returncode == 0 and started, blind.stderr
+    assert "很短" in (root / "dist/long/index.html").read_text("utf-8")
+    assert overflows(blind.stderr) == [
+        "content/long: warning [overflow] the slides' layout was not checked: Chromium did not "
+        "start (RuntimeError: no browser here; `bash setup.sh` installs it, or set DECK_CHROMIUM)"
+    ]
     monkeypatch.undo()
     monkeypatch.setenv("DECK_LAYOUT_CHECK", "1")
 
