@@ -39,5 +39,9 @@ def lesson_frames(exc: BaseException, path: str, md_file: str, lesson_dir: str) 
         lines.append(f"  {name}:{lineno}, in {frame.name}")
         if text.strip():
             lines.append(f"    {text.strip()}")
-    lines += "".join(traceback.format_exception_only(type(exc), exc)).splitlines()
-    return lines
+    try:
+        lines += "".join(traceback.format_exception_only(type(exc), exc)).splitlines()
+    except Exception:  # noqa: BLE001 - an exception whose __str__ fails still has a type
+        lines.append(type(exc).__name__)
+    # a message may hold lone surrogates: shown escaped, as the error's one line does
+    return [line.encode("utf-8", "backslashreplace").decode("utf-8") for line in lines]
