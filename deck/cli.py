@@ -144,11 +144,13 @@ def main(argv: list[str] | None = None) -> int:
         verbose=args.verbose,
         single_file=args.single_file,
         outputs=outputs,
+        lint=os.environ.get("DECK_LAYOUT_CHECK", "1") != "0",  # (off in the engine's tests)
     )
     if args.serve:
         from deck.preview.serve import ServeError, parse_port, serve
 
-        first = replace(options, pdf=False, course=False)  # (its own page lists the decks)
+        # (its own page lists the decks; the page it shows checks the layout: static/live.js)
+        first = replace(options, pdf=False, course=False, lint=False)
         later = replace(first, force=False)
         builds = iter([first])
         try:

@@ -34,6 +34,9 @@ class Options:
     single_file: bool = False
     outputs: tuple[str, ...] | None = None  # `--to`: None leaves it to lesson.yml, then defaults
     course: bool = True  # False: no course page whatever is chosen (`--serve` lists the decks)
+    # the headless layout check when no PDF is printed (build.py sets it: $DECK_LAYOUT_CHECK=0
+    # turns it off; `--serve` leaves it to the page it shows)
+    lint: bool = False
 
     def wants(self, output: str, chosen: tuple[str, ...] | None = None) -> bool:
         """Whether `output` is made: `--to` first, else the lesson's `outputs:` (`chosen`),

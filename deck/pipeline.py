@@ -172,11 +172,13 @@ def _fingerprint(options: Options) -> dict[str, object]:
     return {
         "pdf": options.pdf,
         "single_file": options.single_file,
+        "lint": options.lint,
         "outputs": list(options.outputs) if options.outputs is not None else None,
         "out": str(options.out.resolve()),
         "figures": str(options.figures.resolve()),
-        # a Chromium or font upgrade reprints the PDFs (their own key has it too)
-        "printer": printer_key(options.cache) if options.pdf else None,
+        # a Chromium or font upgrade reprints the PDFs, or checks the layout again without them
+        # (their own keys have it too)
+        "printer": printer_key(options.cache) if options.pdf or options.lint else None,
     }
 
 

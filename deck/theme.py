@@ -3,6 +3,7 @@ the slide size, the PDFs a build prints, and the UI strings by language (each de
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 # ---- paths ----------------------------------------------------------------------------------
@@ -50,6 +51,11 @@ CALLOUT_TITLES = {
     },
 }
 
+
+# A note's minutes, in any language, as the speaker view reads them (deck/static/deck.js
+# `TEXT.minutes`): "2 分钟。…", "2 min. …", "(3 minutes) …", "3 Min. …".
+NOTE_MINUTES = re.compile(r"\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:分钟|min(?:ute)?s?\b\.?)", re.I)
+MINUTES_UNIT = {"zh": "分钟"}  # how a `{minutes=N}` note says it ("min" in other languages)
 
 # What the speaker notes of a slide marked `{.optional}` open with (the speaker view shows it).
 OPTIONAL_MARK = {"en": "Optional: may be skipped", "zh": "可跳过（选讲）"}

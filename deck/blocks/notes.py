@@ -1,25 +1,63 @@
-"""`::: notes`: speaker notes, Markdown prose shown in the speaker view and notes.pdf."""
+"""`::: notes`: speaker notes, Markdown prose shown in the speaker view and notes.pdf. A note
+opens with its minutes (`2 min`, `2 分钟`, `(2 minutes)`) or says them as an attribute
+(`::: {.notes minutes=2}`); a note with neither is a warning (the speaker view's plan names it)."""
 
 from __future__ import annotations
 
+import math
+
 from deck.blocks.base import BlockKind, Opening, ParseContext, named
-from deck.model import Notes
+from deck.errors import Diagnostic
+from deck.model import Block, Notes
 from deck.render.context import RenderContext
+from deck.theme import MINUTES_UNIT, NOTE_MINUTES
 
 
 def parse(p: ParseContext, opening: Opening) -> Notes | None:
+    minutes = None
+    if "minutes" in opening.attrs:
+        try:
+            minutes = float(opening.attrs["minutes"])
+        except ValueError:
+            minutes = -1.0
+        if not (math.isfinite(minutes) and minutes >= 0):
+            said = opening.attrs["minutes"]
+            p.error(opening.start, "attr", f"minutes={said!r} is not a number of minutes (2, 1.5)")
+            minutes = None
     blocks, closed = p.body()
     if not closed:
         p.error(opening.start, "parse", opening.unclosed())
         return None
-    return Notes(p.block_text(blocks, opening.start), p.loc(opening.start))
+    return Notes(p.block_text(blocks, opening.start), p.loc(opening.start), minutes)
 
 
 def render(r: RenderContext, block: Notes, notes: list[str]) -> str:
     """Notes leave the slide's flow: they are collected for the slide's `<aside>`. Values in
-    them are plain text (no control may stand there)."""
+    them are plain text (no control may stand there). A `minutes=` note opens with them."""
+    if block.minutes is not None:
+        n = f"{block.minutes:g}"
+        unit = MINUTES_UNIT.get(r.lang, "min")
+        notes.append(f'<p class="deck-minutes" data-minutes="{n}">{n} {unit}</p>')
     notes.append(r.text(block.text, block.loc, wrap=False))
     return ""
+
+
+def unplanned(blocks: tuple[Block, ...]) -> list[Diagnostic]:
+    """A warning for each of a slide's notes that gives no minutes (the plan counts it as 0)."""
+    return [
+        Diagnostic(
+            block.loc,
+            "minutes",
+            "this note gives no minutes, so the speaker view's plan counts 0 for its slide: "
+            "open it with them (`2 min`, `2 分钟`) or write `::: {.notes minutes=2}`",
+            "warning",
+        )
+        for block in blocks
+        if isinstance(block, Notes)
+        and block.minutes is None
+        and block.text.strip()
+        and not NOTE_MINUTES.match(block.text.lstrip(" \t\n*_"))  # (`**2 min**` too)
+    ]
 
 
 KIND = BlockKind("notes", named("notes"), parse, render)

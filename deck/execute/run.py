@@ -190,13 +190,13 @@ def _run_worker(
         text = log_file.read_text("utf-8", "replace")
         if text.strip():
             sys.stderr.write(text)
-    result = _outcome(job, ended, result_file, log_file)
+    result = _outcome(job, ended, result_file, log_file, verbose)
     tell(ended.step, "done", ok=not isinstance(result, Diagnostic))
     return result
 
 
 def _outcome(
-    job: Job, ended: Ended, result_file: Path, log_file: Path
+    job: Job, ended: Ended, result_file: Path, log_file: Path, verbose: bool = False
 ) -> dict[str, Any] | Diagnostic:
     step = ended.step
     loc = Loc(job.section.rel, step.line)
@@ -222,7 +222,10 @@ def _outcome(
             data = None
     if isinstance(data, dict) and "error" in data:
         err = data["error"]
-        return Diagnostic(Loc(err["path"], err["line"]), err["code"], err["message"])
+        message = err["message"]
+        if verbose and err.get("traceback"):  # `-v`: every frame, at its .md or .py line
+            message += "\n" + "\n".join(f"    {line}" for line in err["traceback"])
+        return Diagnostic(Loc(err["path"], err["line"]), err["code"], message)
     if isinstance(data, dict):
         return data
     if ended.returncode < 0:

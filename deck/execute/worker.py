@@ -34,6 +34,7 @@ from deck.execute.capture import CappedText, truncated, without_addresses
 from deck.execute.deps import Recorder
 from deck.execute.ending import Leftovers, become_subreaper, kill_descendants, leave
 from deck.execute.figures import save_open_figures
+from deck.execute.frames import lesson_frames
 from deck.execute.hints import near_name
 from deck.execute.job import CellJob, JobSpec
 from deck.execute.observe import distrust_reset_mtimes, watch
@@ -125,6 +126,14 @@ def _is_out_of_memory(exc: BaseException) -> bool:
 
 
 def _exception_error(
+    exc: BaseException, path: str, fallback: int, job: JobSpec, names: list[str] | None = None
+) -> dict[str, Any]:
+    """The error at its .md line, with its whole traceback in the lesson's terms (`-v`)."""
+    frames = lesson_frames(exc, path, job.md_file, job.lesson_dir)
+    return {**_located_error(exc, path, fallback, job, names), "traceback": frames}
+
+
+def _located_error(
     exc: BaseException, path: str, fallback: int, job: JobSpec, names: list[str] | None = None
 ) -> dict[str, Any]:
     """Map an exception to the deepest line of the .md file in its traceback."""

@@ -61,6 +61,7 @@ class Code:
 class Notes:
     text: str
     loc: Loc
+    minutes: float | None = None  # `::: {.notes minutes=3}`
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,10 @@
 """The HTTP side of the live preview: the decks under the output folder, the build status, and
 a stream of build events, on 127.0.0.1 only.
 
+The page shown checks its slides' layout (static/live.js lays them out for print in a hidden
+frame, once fonts and figures are in, with the overflow check slides.pdf's printing runs) and
+posts what it found; the server words it as the PDF build does and shows it in the banner.
+
 Only real files under the output folder are served (no symlink leads out of it), and only to
 `Host: 127.0.0.1` or `localhost`, so a page on another site cannot read them through DNS
 rebinding. Served index.html pages carry the live client (static/live.js).
@@ -23,10 +27,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from deck.theme import STATIC
+from deck.publish.pdf import OVERFLOW, Overflow
+from deck.theme import SLIDE_VIEWPORT, STATIC
 
 STATUS = "/__deck/status"
 EVENTS = "/__deck/events"
+LAYOUT = "/__deck/layout"  # POST {lesson, page, overflows}: what the page measured
+MAX_POST = 1 << 20
 LIVE_JS = STATIC / "live.js"
 MAX_URL = 2048
 HOST = re.compile(r"(?:127\.0\.0\.1|localhost)(?::(\d{1,5}))?", re.IGNORECASE)
@@ -48,6 +55,7 @@ class Status:
         self.builds = 0
         self.errors: list[str] = []
         self.lessons: dict[str, dict] = {}  # lesson -> {"page": hash, "files": {path: hash}}
+        self.layout: dict[str, dict] = {}  # lesson -> {"page": hash measured, "warnings": […]}
         self.closed = False
 
     def record(self, errors: list[str], lessons: dict[str, dict]) -> None:
@@ -68,7 +76,20 @@ class Status:
                 "builds": self.builds,
                 "errors": self.errors,
                 "lessons": self.lessons,
+                "layout": self.layout,
             }
+
+    def record_layout(self, lesson: str, page: str, warnings: list[str]) -> bool:
+        """What a page of the current build of `lesson` measured (a page of an older build is
+        not heard); True when it changed what the banner says."""
+        with self.changed:
+            if self.lessons.get(lesson, {}).get("page") != page:
+                return False
+            before = self.layout.get(lesson, {}).get("warnings")
+            self.layout = {**self.layout, lesson: {"page": page, "warnings": warnings}}
+            self.version += 1
+            self.changed.notify_all()
+            return before != warnings
 
     def wait_after(self, version: int | None, timeout: float) -> dict | None:
         """The status once its version differs from `version`; None on timeout or close."""
@@ -115,6 +136,30 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_HEAD(self) -> None:  # noqa: N802
         self.answer(with_body=False)
+
+    def do_POST(self) -> None:  # noqa: N802
+        """The layout a page measured. JSON only: a page of another site cannot send it
+        without a CORS preflight, which this server never answers."""
+        route = self.path.split("?", 1)[0]
+        kind = self.headers.get("Content-Type", "").split(";")[0].strip()
+        size = int(self.headers.get("Content-Length") or 0)
+        if not self.host_allowed() or route != LAYOUT or kind != "application/json":
+            self.send_error(HTTPStatus.FORBIDDEN)
+            return
+        if not 0 < size <= MAX_POST:
+            self.send_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+            return
+        try:
+            data = json.loads(self.rfile.read(size))
+            lesson, page = str(data["lesson"]), str(data["page"])
+            warnings = [str(Overflow(**o)) for o in data["overflows"]]
+        except (ValueError, TypeError, KeyError, AttributeError):
+            self.send_error(HTTPStatus.BAD_REQUEST)
+            return
+        if self.server.status.record_layout(lesson, page, warnings):
+            for warning in warnings or [f"{lesson}: the slides fit their pages"]:
+                self.server.log(warning)
+        self.reply(b"", "text/plain", True, HTTPStatus.NO_CONTENT)
 
     def answer(self, with_body: bool) -> None:
         if len(self.path) > MAX_URL:
@@ -196,6 +241,8 @@ class Handler(BaseHTTPRequestHandler):
         digest = hashlib.blake2b(data, digest_size=12).hexdigest()
         known = self.server.status.as_dict()["lessons"].get(lesson, {})
         config = {"events": EVENTS, "lesson": lesson, "page": digest, "files": known.get("files")}
+        # the check slides.pdf's printing runs, in a frame of the slides' size
+        config.update(layout=LAYOUT, lint=OVERFLOW, viewport=SLIDE_VIEWPORT)
         page = inject(data.decode("utf-8", errors="replace"), client(config))
         extra = {"X-Deck-Page": digest}
         self.reply(page.encode("utf-8"), "text/html; charset=utf-8", with_body, headers=extra)

@@ -36,6 +36,7 @@ STATIC_FILES = (
     "quarto.css",
     "widgets.css",
     "fonts.css",  # (deck.publish.fonts appends the @font-face rules of the deck's subsets)
+    "strings.js",  # the UI strings of every language: first, every script asks it for its own
     "mathtext.js",
     "present.js",
     "handout.js",

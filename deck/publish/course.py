@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from deck.options import Options
 from deck.store.files import write_atomic
-from deck.theme import STATIC, language
+from deck.theme import NOTE_MINUTES, STATIC, language
 
 if TYPE_CHECKING:
     from deck.model import Lesson
@@ -25,11 +25,6 @@ if TYPE_CHECKING:
     from deck.render.deck import RenderedDeck
 
 PAGE = "index.html"
-# A note's minutes, as the speaker view reads them (deck/static/deck.js `TEXT.minutes`).
-MINUTES = {
-    "en": re.compile(r"\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:min|minutes?)\b", re.I),
-    "zh": re.compile(r"\s*[(（]?\s*(\d+(?:\.\d+)?)\s*分钟"),
-}
 OPTIONAL_MARK = re.compile(r'<p class="deck-optional-mark">.*?</p>', re.S)
 TAG = re.compile(r"<[^>]*>")
 TEXT = {
@@ -88,7 +83,7 @@ def planned_seconds(slides: Any, lang: str) -> tuple[int, int]:
     """(planned, optional) seconds of a deck, counted as the speaker view counts them: each
     slide's notes open with its minutes, a `timing` attribute (seconds) wins, and slides
     marked `{.optional}` are counted apart."""
-    pattern = MINUTES["en" if lang.lower().startswith("en") else "zh"]
+    pattern = NOTE_MINUTES  # (in any language, as the speaker view reads them)
     planned = optional = 0
     for slide in slides:
         notes = html.unescape(TAG.sub("", OPTIONAL_MARK.sub("", slide.notes)))
@@ -206,7 +201,7 @@ def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) 
     e = html.escape
     built = [x for x in entries if not x.get("unbuilt")]
     lang = course.lang or (built[0]["lang"] if built else "en")
-    text = TEXT["en" if language(lang) == "en" else "zh"]
+    text = TEXT.get(language(lang), TEXT["en"])  # English for a language without a table
     theme = built[0].get("theme", "default") if built else "default"
     named = [x["course"] for x in built if x.get("course")]
     title = course.title or (named[0] if named else text["course"])

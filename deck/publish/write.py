@@ -16,6 +16,7 @@ from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, Exporter
 from deck.publish.html import HtmlDeck
 from deck.publish.journal import Target, new_build_id, publish
+from deck.publish.layoutcheck import LayoutCheck
 from deck.publish.notebook import Notebooks
 from deck.publish.pdfs import Pdfs
 from deck.publish.pptx import Pptx
@@ -26,8 +27,16 @@ if TYPE_CHECKING:
 
 # The outputs, in the order they are made (later ones may read what earlier ones staged).
 # The notebooks come after the PDFs: their code/ folder is not a file the printed page loads.
+# Without PDFs, the layout check measures the slides as printing them would.
 # PPTX (made only when asked for) comes last: it draws its pictures once the rest is staged.
-EXPORTERS: tuple[Exporter, ...] = (HtmlDeck(), Pdfs(), SingleFile(), Notebooks(), Pptx())
+EXPORTERS: tuple[Exporter, ...] = (
+    HtmlDeck(),
+    Pdfs(),
+    LayoutCheck(),
+    SingleFile(),
+    Notebooks(),
+    Pptx(),
+)
 RECORD = ".build-stamp"  # in dist/<lesson>: what each kept file was made from, its digest
 
 
@@ -83,10 +92,11 @@ def write(
             # (hashing what an unwanted output is made from is only worth it to keep one)
             made = exporter.made_from(built) if wanted or earlier else None
             kept, todo = keep_unchanged(exporter, built, made, before, record)
-            if kept:
-                log(f"  kept    {', '.join(kept)} (made from the same deck)")
+            shown = [f for f in kept if not f.startswith(".")]
+            if shown:
+                log(f"  kept    {', '.join(shown)} (made from the same deck)")
             if not wanted:
-                stale = [f for f in todo if (places[DECK] / f).exists()]
+                stale = [f for f in todo if (places[DECK] / f).exists() and not f.startswith(".")]
                 if stale:
                     made_before = f"made from an earlier deck ({exporter.why_not})"
                     log(f"  removed {', '.join(stale)}: {made_before}")
@@ -98,8 +108,11 @@ def write(
                     printed += [f for f in todo if f.endswith(".pdf")]  # (printed: the PDFs)
                     seconds[exporter.name] = exported.seconds
             seconds.setdefault("write", time.perf_counter() - t0)  # (the deck itself)
-        staged = [
-            f for e in EXPORTERS for f in e.files(built) if (built.staging[DECK] / f).is_file()
+        staged = [  # (a hidden file is the build's own record, not an output)
+            f
+            for e in EXPORTERS
+            for f in e.files(built)
+            if (built.staging[DECK] / f).is_file() and not f.startswith(".")
         ]
         (built.staging[DECK] / RECORD).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
         gone = {place: places[place].exists() for place in drop}

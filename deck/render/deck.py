@@ -41,7 +41,7 @@ from deck.render.pandoc import (
 )
 from deck.render.section import SectionRenderer
 from deck.store.renders import RenderedSlide, RenderStore, SectionRender
-from deck.theme import TEMPLATES
+from deck.theme import NOTE_MINUTES, TEMPLATES
 
 PLOTLY_JS_FILE = re.compile(r"plotly-[\w.+-]+\.min\.js")  # (deck.execute.display writes it)
 SLIDE_ATTRS = {"id"}  # everything else becomes data-<key>, which reveal.js reads
@@ -120,6 +120,14 @@ def _environment(cache: Path | None) -> jinja2.Environment:
     )
 
 
+def planned(slide: RenderedSlide) -> bool:
+    """Whether the slide gives its minutes (its notes open with them) or its own timing."""
+    if "timing" in slide.attrs or "data-timing" in slide.attrs:
+        return True
+    notes = re.sub(r'<p class="deck-optional-mark">.*?</p>', "", slide.notes, flags=re.S)
+    return bool(NOTE_MINUTES.match(html.unescape(re.sub(r"<[^>]*>", "", notes))))
+
+
 def render_lesson(
     lesson: Lesson, results: dict[str, SectionResult], cache: Path | None = None
 ) -> RenderedDeck:
@@ -180,6 +188,8 @@ def render_lesson(
         media.update((m.published, lesson.path / m.source) for m in part.media)
         warnings.extend(part.warnings)
     media.update(deck.media)
+    if not any(planned(s) for s in slides):  # no minutes anywhere: a note without is no slip
+        warnings = [w for w in warnings if w.code != "minutes"]
     warnings.extend(quiz_positions(lesson, records))
     slides, found = crossref(slides, lesson.config.lang)
     warnings.extend(found)

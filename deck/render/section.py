@@ -13,6 +13,7 @@ from urllib.parse import quote, unquote
 import jinja2
 
 from deck.blocks import kind_of
+from deck.blocks.notes import unplanned
 from deck.errors import Diagnostic, Loc
 from deck.model import (
     Block,
@@ -285,6 +286,8 @@ class SectionRenderer:
         self.sources = []
         title = self.text(slide.title, slide.loc, inline=True) if slide.title else None
         body = self.blocks(slide.blocks, notes) + sources_script(self.sources) + self.foot()
+        if not {"timing", "data-timing"} & set(slide.attrs):  # (a slide's own timing wins)
+            self.warnings += unplanned(slide.blocks)
         if "optional" in slide.classes:  # a slide the lecturer may skip: the notes say so
             mark = OPTIONAL_MARK.get(self.lang, OPTIONAL_MARK["en"])
             notes.insert(0, f'<p class="deck-optional-mark">{mark}</p>')

@@ -4,31 +4,11 @@
 (function () {
   "use strict";
   var printing = /print-pdf/i.test(window.location.search);
-  // Chinese strings for a zh deck, English for every other language
-  var english = !/^zh/i.test(document.documentElement.lang);
-  // a note's minutes, in either language: "2 分钟。…", "2 min. …", "(3 minutes) …"
-  var MINUTES = /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:分钟|min(?:ute)?s?\b\.?)/i;
-  var TEXT = english
-    ? { right: "✓ Correct", wrong: "✗ Try again", answer: "✓ Answer", reveal: "Show answer (A)",
-        hide: "Hide answer (A)", noQuiz: "No quiz on this slide", revealKey: "Show the quiz answer",
-        menu: "Slide menu (M)", votes: function (n) { return n + (n === 1 ? " vote" : " votes"); },
-        total: function (n) { return n + (n === 1 ? " vote" : " votes") + " so far"; },
-        poll: "Votes", resume: "Resume presentation", reset: "Reset votes (R)",
-        resetKey: "Reset the quiz's votes",
-        plan: function (m, o) {
-          return "Planned " + m + " min" + (o ? " (optional slides add " + o + " min)" : "");
-        },
-        minutes: MINUTES }
-    : { right: "✓ 回答正确", wrong: "✗ 再想想", answer: "✓ 正确答案", reveal: "显示答案（A）",
-        hide: "隐藏答案（A）", noQuiz: "本页没有测验", revealKey: "显示/隐藏本页测验的答案",
-        menu: "幻灯片目录（M）", votes: function (n) { return n + " 票"; },
-        total: function (n) { return "已投 " + n + " 票"; },
-        poll: "投票", resume: "继续演示", reset: "清零投票（R）",
-        resetKey: "清零本页测验的投票",
-        plan: function (m, o) {
-          return "计划 " + m + " 分钟" + (o ? "（可跳过的页另加 " + o + " 分钟）" : "");
-        },
-        minutes: MINUTES };
+  // the deck's language's strings (strings.js: English for a language without a table)
+  var TEXT = window.deckStrings("deck");
+  // a note's minutes, in any language: "2 分钟。…", "2 min. …", "(3 minutes) …", "3 Min. …"
+  // (a `::: {.notes minutes=3}` note opens with its `.deck-minutes`, which says so)
+  TEXT.minutes = /^\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:分钟|min(?:ute)?s?\b\.?)/i;
   var sections = Array.prototype.slice.call(document.querySelectorAll(".reveal .slides section"));
 
   // ---- formulas as text -----------------------------------------------------------------
@@ -77,11 +57,14 @@
     return copy.textContent;
   }
   // A slide's own `data-timing` (`## Title {timing="90"}`), in seconds, wins.
-  sections.forEach(function (section) {
+  // A note that gives no minutes is named in the plan (and warned about by the build).
+  var unplanned = [];
+  sections.forEach(function (section, i) {
     var notes = section.querySelector(":scope > aside.notes");
     var match = notes && TEXT.minutes.exec(notesText(notes));
     var seconds = match ? Math.round(parseFloat(match[1]) * 60) : 0;
     if (section.hasAttribute("data-timing")) seconds = parseInt(section.dataset.timing, 10) || 0;
+    else if (notes && !match && notesText(notes).trim()) unplanned.push(i + 1);
     if (section.classList.contains("optional")) {
       section.dataset.optionalTiming = String(seconds);
       section.dataset.timing = "0";
@@ -93,8 +76,10 @@
   });
   document.documentElement.dataset.deckMinutes = String(planned / 60);
   document.documentElement.dataset.deckOptionalMinutes = String(optional / 60);
-  if (planned > 0) {
-    window.deckPresent.speakerInfo(TEXT.plan(planned / 60, optional / 60));
+  document.documentElement.dataset.deckUnplanned = unplanned.join(" ");
+  if (planned > 0 || optional > 0) { // (a deck that plans nothing: no plan, no warning)
+    window.deckPresent.speakerInfo(TEXT.plan(planned / 60, optional / 60) +
+      (unplanned.length ? " ⚠ " + TEXT.unplanned(unplanned) : ""));
   }
 
   // ---- quizzes ---------------------------------------------------------------------------
@@ -344,9 +329,7 @@
   // ---- search (reveal's plugin, Ctrl+Shift+F) ----------------------------------------------
   // It also searches the speaker notes, which the slide does not show: when the slide it
   // turned to matches only there, say so beside the box. Esc in the box closes it.
-  var SEARCH = english
-    ? { notesOnly: "Found only in the speaker notes", hiddenOnly: "Found only in hidden text" }
-    : { notesOnly: "仅在讲者备注中找到", hiddenOnly: "仅在本页未显示的文字中找到" };
+  var SEARCH = window.deckStrings("search");
   function searchMarks(section) {
     return Array.prototype.slice.call(section.querySelectorAll("em")).filter(function (em) {
       return em.style.backgroundColor && em.style.fontStyle === "inherit";

@@ -33,14 +33,7 @@
     return { width: Number(config.width) || 1280, height: Number(config.height) || 720 };
   }
   var UNPRINTED = "aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml";
-  var english = !/^zh/i.test(document.documentElement.lang);  // English but for zh
-  var TEXT = english
-    ? { slide: "Slide", min: "min", sofar: "so far", answer: "Answer: ", key: "Answer key",
-        quiz: "Quiz", source: "Computed at", explain: "Why: ", inClass: "(Answer given in class.)",
-        shown: "Answer shown in class: ", optional: "optional, not in the plan", plan: "Planned: ", optionalAdd: "optional slides add " }
-    : { slide: "幻灯片", min: "分钟", sofar: "累计", answer: "答案：", key: "测验答案",
-        quiz: "测验", source: "计算出处", explain: "解析：", inClass: "（答案课上给出。）",
-        shown: "课上揭示的答案：", optional: "可跳过，不计入计划", plan: "计划：", optionalAdd: "可跳过的页另加 " };
+  var TEXT = window.deckStrings("handout"); // (strings.js)
 
   function letter(n) { return String.fromCharCode(65 + n); }
 

@@ -5,10 +5,15 @@
 // reveal.js where it was (slide, fragment); figures whose bytes changed are re-fetched. It
 // reloads instead when more than slides changed (head, scripts, assets, slide count) or when a
 // changed slide holds a quiz (deck.js binds its buttons once); new font subsets (a character
-// the deck did not show before) are loaded again in place. Errors show in a banner.
+// the deck did not show before) are loaded again in place. Errors show in a banner, and so do
+// the slides that overflow: once the page is idle, a hidden frame lays the deck out for print
+// and runs slides.pdf's overflow check in it (config.lint), which the server words as the PDF
+// build does.
 (function () {
   "use strict";
-  var config = window.DECK_LIVE; // {events, lesson, page, files}
+  // the layout check's own frame is only measured: it neither listens nor checks
+  if (window.frameElement && window.frameElement.hasAttribute("data-deck-lint")) return;
+  var config = window.DECK_LIVE; // {events, lesson, page, files, layout, lint, viewport}
   var live = (window.deckLive = { ready: false, epoch: null, patches: 0, errors: [], times: {} });
   var baseline = null; // the page as served: {hash, shell, html: [section HTML], nodes}
   var files = config.files || {};
@@ -27,8 +32,10 @@
   // the errors change.
   var shownText = null;
   var dismissed = null;
-  function showErrors(errors) {
+  function showErrors(errors, warnings) {
     live.errors = errors;
+    live.warnings = warnings || [];
+    errors = errors.concat(live.warnings);
     if (!banner && errors.length === 0) return;
     if (!banner) {
       banner = document.createElement("div");
@@ -47,7 +54,7 @@
       var close = document.createElement("button");
       close.type = "button";
       close.textContent = "×";
-      close.setAttribute("aria-label", !/^zh/i.test(document.documentElement.lang) ? "Close" : "关闭");
+      close.setAttribute("aria-label", window.deckStrings ? deckStrings("live").close : "Close");
       close.title = "Esc";
       close.style.cssText =
         "flex:0 0 auto;font-size:20px;line-height:1;padding:2px 8px;cursor:pointer;" +
@@ -61,6 +68,7 @@
     banner.querySelector("pre").textContent = text;
     if (text !== shownText) dismissed = null; // new errors are shown again
     shownText = text;
+    banner.style.background = live.errors.length ? "#fbe7e7" : "#fdf3d8"; // only warnings: amber
     banner.hidden = errors.length === 0 || dismissed === text;
     banner.style.display = banner.hidden ? "none" : "flex";
   }
@@ -234,9 +242,96 @@
     });
   }
 
+  // ---- the layout check ------------------------------------------------------------------
+  // After the first paint, when the browser is idle: the deck's print layout in a hidden frame
+  // of the slides' size (the audience's page is not touched), then the check, posted to the
+  // server with the hash of the page measured. One page at a time; a newer build is measured
+  // once the running check ends.
+  var latest = null; // the last status heard
+  var checking = false;
+  function frameReady(win) {
+    return new Promise(function (resolve) {
+      (function poll() {
+        if (win.document.documentElement.dataset.pdfReady === "true") resolve();
+        else win.requestAnimationFrame(poll);
+      })();
+    }).then(function () {
+      return win.document.fonts.ready;
+    }).then(function () {
+      return Promise.all(Array.prototype.map.call(win.document.images, function (img) {
+        return img.decode().catch(function () {});
+      }));
+    });
+  }
+  function measureLayout() {
+    return new Promise(function (resolve, reject) {
+      var frame = document.createElement("iframe");
+      frame.setAttribute("data-deck-lint", "");
+      frame.setAttribute("aria-hidden", "true");
+      frame.tabIndex = -1;
+      // the slides' own size (a .qmd's or lesson's width/height), as slides.pdf is printed
+      var deck = window.Reveal && Reveal.getConfig ? Reveal.getConfig() : {};
+      var width = Number(deck.width) || config.viewport.width;
+      var height = Number(deck.height) || config.viewport.height;
+      frame.style.cssText =
+        "position:fixed;left:-30000px;top:0;border:0;visibility:hidden;pointer-events:none;" +
+        "width:" + width + "px;height:" + height + "px";
+      frame.onload = function () {
+        var win = frame.contentWindow;
+        frameReady(win)
+          .then(function () {
+            var found = win.eval("(" + config.lint + ")()");
+            resolve({ page: win.DECK_LIVE.page, overflows: JSON.parse(JSON.stringify(found)) });
+          })
+          .catch(reject)
+          .then(function () {
+            frame.remove();
+          });
+      };
+      frame.src = location.pathname + "?print-pdf";
+      document.body.appendChild(frame);
+    });
+  }
+  function checkLayout() {
+    var status = latest;
+    var info = status && status.lessons[config.lesson];
+    var done = status && (status.layout || {})[config.lesson];
+    if (checking || !config.lint || !info || (done && done.page === info.page)) return;
+    checking = true;
+    live.layoutChecks = (live.layoutChecks || 0) + 1;
+    measureLayout()
+      .then(function (found) {
+        return fetch(config.layout, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ lesson: config.lesson, page: found.page, overflows: found.overflows }),
+        });
+      })
+      .catch(function (error) {
+        console.error("deck live preview: layout check:", error);
+      })
+      .then(function () {
+        checking = false;
+        if (latest !== status) whenIdle(checkLayout); // a newer build came meanwhile
+      });
+  }
+  function whenIdle(fn) {
+    var ready = window.Reveal && Reveal.isReady() ? Promise.resolve() : new Promise(function (r) {
+      window.Reveal ? Reveal.on("ready", r) : window.addEventListener("load", r);
+    });
+    ready.then(function () {
+      return document.fonts.ready;
+    }).then(function () {
+      if (window.requestIdleCallback) requestIdleCallback(fn, { timeout: 3000 });
+      else setTimeout(fn, 200);
+    });
+  }
+
   function onStatus(status) {
     live.times = { message: performance.now() };
-    showErrors(status.errors);
+    var measured = (status.layout || {})[config.lesson];
+    showErrors(status.errors, measured ? measured.warnings : []);
+    latest = status;
     var info = status.lessons[config.lesson];
     queue = queue
       .then(function () {
@@ -244,6 +339,7 @@
       })
       .then(function () {
         live.epoch = status.epoch;
+        if (!reloading && baseline) whenIdle(checkLayout);
       })
       .catch(function (error) {
         console.error("deck live preview:", error);

@@ -7,20 +7,7 @@
 (function () {
   "use strict";
   if (/print-pdf/i.test(window.location.search)) return;
-  var T = !/^zh/i.test(document.documentElement.lang)
-    ? {
-        popover: "Where this value comes from", expr: "Expression", at: "Written at",
-        cellAt: "Computed in the cell at",
-        lines: function (a, b) { return "(lines " + a + "–" + b + ")"; }, close: "Close",
-        larger: "Larger", speaker: "Values on this slide", from: "from",
-        noCell: "No cell binds a name this expression uses: it is computed from the expression alone."
-      }
-    : {
-        popover: "这个数从哪里来", expr: "表达式", at: "写在", cellAt: "计算它的单元格",
-        lines: function (a, b) { return "（第 " + a + "–" + b + " 行）"; }, close: "关闭",
-        larger: "放大", speaker: "本页的数值", from: "来自",
-        noCell: "没有单元格绑定这个表达式用到的名字：它只由表达式本身算出。"
-      };
+  var T = window.deckStrings("popover"); // (strings.js)
 
   // Navigation keys: arrows, PageUp/PageDown and space (what clickers send), Home/End, "."
   // (reveal's pause: a blank screen) and "b" (the blackboard).

@@ -15,12 +15,12 @@
 (function () {
   "use strict";
   var printing = /print-pdf/i.test(window.location.search);
-  var english = !/^zh/i.test(document.documentElement.lang);
+  var lang = String(document.documentElement.lang || "en").split("-")[0].toLowerCase();
   var SVG = "http://www.w3.org/2000/svg";
-  // A kind's UI strings for the page's language, from {en: {...}, zh: {...}}: English on an
-  // English page (or when the kind has no Chinese), Chinese otherwise.
+  // A kind's UI strings for the page's language, from {en: {...}, zh: {...}, …}: the table of
+  // the page's language, English for a language the kind has none for.
   function strings(table) {
-    return english || !table.zh ? table.en : table.zh;
+    return table.hasOwnProperty(lang) ? table[lang] : table.en;
   }
 
   // ---- helpers ---------------------------------------------------------------------------

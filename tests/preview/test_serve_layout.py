@@ -1,0 +1,108 @@
+"""The overflow check in `--serve` (static/live.js, deck/preview/server.py), in real Chromium:
+the page shown lays the deck out for print in a hidden frame once it is idle, and the banner
+names the overflowing slides as the PDF build does; a fix clears them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from catalogue import options_in
+from deck.pipeline import build
+from deck.preview.serve import running
+from deck.source.registry import LessonFolder
+
+pytestmark = pytest.mark.browser
+
+READY = "window.deckLive && deckLive.ready && window.Reveal && Reveal.isReady()"
+LONG = "\n".join(f"- line {n}" for n in range(40))
+SLIDES = f"## Fits\n\nShort.\n\n## Too long\n\n{LONG}\n"
+FIXED = "## Fits\n\nShort.\n\n## Not long\n\n- one line\n"
+SHOWN = "() => deckLive.warnings && deckLive.warnings.length > 0"
+BANNER = "document.getElementById('deck-live-errors').textContent"
+
+
+def wait_for(check, timeout: float = 120) -> None:  # noqa: ANN001
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_the_serve_banner_names_an_overflowing_slide_until_it_is_fixed(tmp_path: Path, browser):
+    from deck.publish.pdf import measure_overflow
+
+    folder = tmp_path / "content" / "long"
+    folder.mkdir(parents=True)
+    (folder / "lesson.yml").write_text("title: long\nlang: en\n")
+    (folder / "01-a.md").write_text(SLIDES)
+    options = options_in(tmp_path)  # no PDFs, no headless check: as build.py --serve builds
+    assert not options.lint
+    watched = [LessonFolder("long", folder)]
+    with running(lambda: build(["long"], options), watched, options.out) as p:
+        wait_for(lambda: p.status.builds == 1)
+        assert p.status.errors == []
+        assert not (options.out / "long" / ".layout-check.json").exists()  # (the build's own)
+        # the reference: the check slides.pdf's printing runs, on the built page
+        expected = [str(o) for o in measure_overflow(browser, options.out / "long/index.html", 2)]
+        assert len(expected) == 1
+        assert "long/01-a.md:5: warning [overflow] slide 2 overflows" in expected[0]
+
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{p.url}long/")
+        page.wait_for_function(READY)
+        page.wait_for_function(SHOWN, timeout=60_000)
+        assert page.evaluate("deckLive.warnings") == expected
+        assert page.evaluate(BANNER) == expected[0]
+        assert page.locator("#deck-live-banner").is_visible()
+        assert p.status.as_dict()["layout"]["long"]["warnings"] == expected
+        # the audience's page is as it was: its slide, its focus, no frame left behind
+        page.wait_for_function("document.querySelectorAll('iframe[data-deck-lint]').length === 0")
+        assert page.evaluate("Reveal.getIndices().h") == 0
+        assert page.evaluate("document.activeElement === document.body")
+
+        (folder / "01-a.md").write_text(FIXED)  # the fix: the banner clears
+        wait_for(lambda: p.status.builds == 2)
+        page.wait_for_function("deckLive.warnings.length === 0", timeout=60_000)
+        page.wait_for_function("document.getElementById('deck-live-banner').hidden")
+        assert p.status.as_dict()["layout"]["long"]["warnings"] == []
+        assert errors == []
+        context.close()
+
+
+def test_the_server_hears_only_json_about_the_page_it_serves(tmp_path: Path):
+    import http.client
+    import json
+
+    folder = tmp_path / "content" / "long"
+    folder.mkdir(parents=True)
+    (folder / "lesson.yml").write_text("title: long\n")
+    (folder / "01-a.md").write_text(FIXED)
+    options = options_in(tmp_path)
+    watched = [LessonFolder("long", folder)]
+    with running(lambda: build(["long"], options), watched, options.out) as p:
+        wait_for(lambda: p.status.builds == 1)
+        page = p.status.as_dict()["lessons"]["long"]["page"]
+        found = {"slide": 2, "source": "content/long/01-a.md:5", "dx": 0, "dy": 9}
+
+        def post(body: object, kind: str = "application/json") -> int:
+            conn = http.client.HTTPConnection("127.0.0.1", p.server.server_port, timeout=10)
+            conn.request("POST", "/__deck/layout", json.dumps(body), {"Content-Type": kind})
+            status = conn.getresponse().status
+            conn.close()
+            return status
+
+        mine = {"lesson": "long", "page": page, "overflows": [found]}
+        assert post(mine, "text/plain") == 403  # what another site could send unasked
+        assert post({"lesson": "long", "page": page, "overflows": [{"bad": 1}]}) == 400
+        assert post({**mine, "page": "an older page"}) == 204
+        assert "long" not in p.status.as_dict()["layout"]  # not heard
+        assert post(mine) == 204
+        said = p.status.as_dict()["layout"]["long"]["warnings"]
+        assert said == ["content/long/01-a.md:5: warning [overflow] slide 2 overflows 9 px down"]

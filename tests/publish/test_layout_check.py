@@ -1,0 +1,128 @@
+"""The overflow check of a `--no-pdf` build (deck/publish/layoutcheck.py), in real Chromium:
+the same warnings at the same lines as the PDF build's, cleared by a fix, and kept without a
+browser while the page is unchanged."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fixture_build import run_build, run_cli
+
+pytestmark = pytest.mark.browser
+
+LONG = "\n".join(f"- 第 {n} 行" for n in range(40))
+WIDE = " + ".join(f"x_{{{n}}}^2" for n in range(60))
+SLIDES = f"## 合适\n\n短。\n\n## 太长\n\n{LONG}\n\n## 太宽\n\n$${WIDE}$$\n"
+
+
+@pytest.fixture(autouse=True)
+def layout_check_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DECK_LAYOUT_CHECK", "1")  # (tests/conftest.py turns it off elsewhere)
+
+
+def lesson(root: Path, text: str = SLIDES) -> Path:
+    folder = root / "content" / "long"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "lesson.yml").write_text("title: long\n")
+    (folder / "01-a.md").write_text(text, "utf-8")
+    return folder
+
+
+def overflows(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "[overflow]" in line]
+
+
+def no_browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Any start of Playwright or Chromium in this process fails, and is listed."""
+    import playwright.sync_api
+
+    import deck.publish.pdf
+
+    started: list[str] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        started.append("a browser was started")
+        raise RuntimeError("no browser here")
+
+    monkeypatch.setattr(playwright.sync_api, "sync_playwright", refuse)
+    monkeypatch.setattr(deck.publish.pdf, "launch", refuse)
+    return started
+
+
+def test_no_pdf_build_names_overflowing_slides_as_the_pdf_build_does(tmp_path, monkeypatch):
+    printed = tmp_path / "printed"
+    lesson(printed)
+    with_pdf = run_build(printed, "long")
+    assert with_pdf.returncode == 0, with_pdf.stderr
+    expected = overflows(with_pdf.stderr)  # the reference: printing slides.pdf measured these
+    assert [w.split(": warning")[0] for w in expected] == [
+        "content/long/01-a.md:5",
+        "content/long/01-a.md:48",
+    ]
+
+    root = tmp_path / "edited"
+    folder = lesson(root)
+    proc = run_build(root, "long", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    assert overflows(proc.stderr) == expected
+    assert not (root / "dist/long/slides.pdf").exists()
+    assert "checked the layout of 3 slides" in proc.stderr
+
+    # nothing changed: up to date, the warnings repeated, no browser started
+    started = no_browser(monkeypatch)
+    again = run_cli(root, "long", "--no-pdf")
+    assert again.returncode == 0, again.stderr
+    assert "up to date" in again.stderr and overflows(again.stderr) == expected
+    # a change the page does not show (a blank line): rebuilt, its layout kept, no browser
+    (folder / "01-a.md").write_text(SLIDES + "\n\n", "utf-8")
+    kept = run_cli(root, "long", "--no-pdf")
+    assert kept.returncode == 0, kept.stderr
+    assert "up to date" not in kept.stderr and "checked the layout" not in kept.stderr
+    assert overflows(kept.stderr) == expected
+    assert started == []
+    # without a browser, an edit that changes the page is published, with a note saying so
+    (folder / "01-a.md").write_text(SLIDES.replace("短。", "很短。"), "utf-8")
+    blind = run_cli(root, "long", "--no-pdf")
+    assert blind.returncode == 0 and started, blind.stderr
+    assert "很短" in (root / "dist/long/index.html").read_text("utf-8")
+    assert overflows(blind.stderr) == [
+        "content/long: warning [overflow] the slides' layout was not checked: Chromium did not "
+        "start (RuntimeError: no browser here; `bash setup.sh` installs it, or set DECK_CHROMIUM)"
+    ]
+    monkeypatch.undo()
+    monkeypatch.setenv("DECK_LAYOUT_CHECK", "1")
+
+    # fixing the slides clears their warnings
+    (folder / "01-a.md").write_text("## 合适\n\n短。\n\n## 不长\n\n- 一行\n\n## 不宽\n\n$x^2$\n")
+    fixed = run_build(root, "long", "--no-pdf")
+    assert fixed.returncode == 0, fixed.stderr
+    assert overflows(fixed.stderr) == [] and "checked the layout of 3 slides" in fixed.stderr
+    assert overflows(run_build(root, "long", "--no-pdf").stderr) == []  # (kept so)
+
+
+def test_the_check_follows_chromium_and_is_off_when_asked(tmp_path, monkeypatch):
+    root = tmp_path / "a"
+    lesson(root)
+    assert len(overflows(run_build(root, "long", "--no-pdf").stderr)) == 2
+    # another Chromium (its version is part of the key) checks the layout again
+    other = tmp_path / "bin" / "chromium"
+    other.parent.mkdir()
+    real = shutil.which("chromium")
+    other.write_text(
+        f'#!/bin/sh\n[ "$1" = --version ] && echo "Chromium 999" && exit\nexec {real} "$@"\n'
+    )
+    other.chmod(0o755)
+    monkeypatch.setenv("DECK_CHROMIUM", str(other))
+    proc = run_build(root, "long", "--no-pdf")
+    assert "checked the layout of 3 slides" in proc.stderr and len(overflows(proc.stderr)) == 2
+    # $DECK_LAYOUT_CHECK=0 (as `--serve` builds): an edited deck is not checked, and the
+    # answer about the deck before it is dropped (while unchanged, it is kept: still true)
+    monkeypatch.setenv("DECK_LAYOUT_CHECK", "0")
+    (root / "content/long/01-a.md").write_text(SLIDES.replace("短。", "很短。"), "utf-8")
+    off = run_build(root, "long", "--no-pdf")
+    assert off.returncode == 0 and overflows(off.stderr) == []
+    assert "checked the layout" not in off.stderr
+    assert not (root / "dist/long/.layout-check.json").exists()
