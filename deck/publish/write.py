@@ -84,6 +84,7 @@ def write(
     before = previous_record(places[DECK])
     record: dict[str, dict[str, Any]] = {"inputs": {}, "digests": {}, "warnings": {}}
     printed: list[str] = []
+    kept_all: set[str] = set()  # (said on a `kept` line: not said again as written)
     seconds: dict[str, float] = {}
     try:
         for exporter in EXPORTERS:
@@ -93,6 +94,7 @@ def write(
             made = exporter.made_from(built) if wanted or earlier else None
             kept, todo = keep_unchanged(exporter, built, made, before, record)
             shown = [f for f in kept if not f.startswith(".")]
+            kept_all.update(shown)
             if shown:
                 log(f"  kept    {', '.join(shown)} (made from the same deck)")
             if not wanted:
@@ -112,7 +114,7 @@ def write(
             f
             for e in EXPORTERS
             for f in e.files(built)
-            if (built.staging[DECK] / f).is_file() and not f.startswith(".")
+            if (built.staging[DECK] / f).is_file() and not f.startswith(".") and f not in kept_all
         ]
         (built.staging[DECK] / RECORD).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
         gone = {place: places[place].exists() for place in drop}

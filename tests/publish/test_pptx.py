@@ -282,6 +282,8 @@ def test_made_only_when_asked_kept_while_unchanged_remade_on_an_edit(tmp_path: P
     ran = run_cli(tmp_path, "deck", "--no-pdf", "--force")
     assert ran.returncode == 0, ran.stderr
     assert "kept    slides.pptx" in ran.stderr  # same deck: not made again
+    wrote = next(line for line in ran.stderr.splitlines() if line.startswith("  wrote   "))
+    assert "index.html" in wrote and "slides.pptx" not in wrote  # kept is not also "wrote"
     assert pptx.read_bytes() == first
     edit(tmp_path / "content/deck/01-intro.md", "两分钟。", "三分钟。")  # a notes edit
     build(tmp_path)
