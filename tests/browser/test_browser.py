@@ -41,6 +41,9 @@ def test_only_local_files_are_requested(deck):
     page, requests = deck
     page.evaluate("document.fonts.ready")
     assert requests, "the page made no requests at all?"
+    # the figure's slide is far from the first: its picture is asked for when it comes near
+    page.evaluate("Reveal.slide(Reveal.getTotalSlides() - 1)")
+    page.wait_for_function("[...document.images].every(i => !i.getAttribute('src') || i.complete)")
     offline = [u for u in requests if not u.startswith(("file://", "data:"))]
     assert offline == []
     assert any(u.endswith("figures/parabola.svg") for u in requests)

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 # Each value once per column, with prose around it, so the line must wrap near the value.
 VALUES = ["7.1e-15", "1e-02–4e-02", "-0.053", "1,050,624", "-12345678901234567890"]
 LESSON = {
-    "lesson.yml": "title: 数字\nlang: zh-CN\n",
+    "lesson.yml": "title: 数字\nlang: zh-CN\ntitle-slide: false\n",
     "01-a.md": textwrap.dedent(
         """
         ## 窄栏

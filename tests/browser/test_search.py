@@ -12,7 +12,7 @@ from fixture_build import Built, run_cli
 pytestmark = pytest.mark.browser
 
 LESSON = {
-    "lesson.yml": "title: 搜索\nlang: zh-CN\n",
+    "lesson.yml": "title: 搜索\nlang: zh-CN\ntitle-slide: false\n",
     "01-a.md": textwrap.dedent(
         """
         ## 开场

@@ -37,7 +37,7 @@ def test_the_serve_banner_names_an_overflowing_slide_until_it_is_fixed(tmp_path:
 
     folder = tmp_path / "content" / "long"
     folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: long\nlang: en\n")
+    (folder / "lesson.yml").write_text("title: long\nlang: en\ntitle-slide: false\n")
     (folder / "01-a.md").write_text(SLIDES)
     options = options_in(tmp_path)  # no PDFs, no headless check: as build.py --serve builds
     assert not options.lint
@@ -82,7 +82,7 @@ def test_the_server_hears_only_json_about_the_page_it_serves(tmp_path: Path):
 
     folder = tmp_path / "content" / "long"
     folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: long\n")
+    (folder / "lesson.yml").write_text("title: long\ntitle-slide: false\n")
     (folder / "01-a.md").write_text(FIXED)
     options = options_in(tmp_path)
     watched = [LessonFolder("long", folder)]

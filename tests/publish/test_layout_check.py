@@ -26,7 +26,7 @@ def layout_check_on(monkeypatch: pytest.MonkeyPatch) -> None:
 def lesson(root: Path, text: str = SLIDES) -> Path:
     folder = root / "content" / "long"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "lesson.yml").write_text("title: long\n")
+    (folder / "lesson.yml").write_text("title: long\ntitle-slide: false\n")
     (folder / "01-a.md").write_text(text, "utf-8")
     return folder
 
