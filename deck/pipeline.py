@@ -194,6 +194,10 @@ def _unchanged(
         return False
     if manifest.data.get("outputs") != outputs_digest(hasher, targets):
         return False
+    from deck.publish.layoutcheck import unchecked
+
+    if not options.pdf and unchecked(options.out / source.name):
+        return False  # the last build could not check the layout: try again
     # what the cached sections read outside the lesson folder (data, installed packages,
     # engine files) is still as it was
     from deck.store.sections import Store

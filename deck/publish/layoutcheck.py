@@ -57,16 +57,23 @@ class LayoutCheck:
         return {CHECKED: layout_key(built)}
 
     def digest(self, path: Path) -> str:
-        return file_digest(path)
+        # A check that could not run is never kept: the next build tries again.
+        try:
+            checked = json.loads(path.read_text("utf-8")).get("checked", True)
+        except (OSError, ValueError, AttributeError):
+            checked = True
+        return file_digest(path) if checked else f"unchecked {time.time_ns()}"
 
     def export(self, built: Built, todo: list[str], progress: Progress) -> Exported:
         t0 = time.perf_counter()
         progress.start("layout", "checking the slides' layout in Chromium")
+        checked = True
         try:
             warnings = [str(o) for o in measure(built.staging[DECK] / "index.html", built)]
-        # No browser: the deck is still good, and the note stays while it is unchanged (once
-        # Chromium is installed, its version is another key: the layout is checked then)
+        # No browser (or the check failed): the deck is still good; the note says so, and the
+        # next build checks again (an unchecked result is never kept: see digest)
         except Exception as exc:  # noqa: BLE001
+            checked = False
             said = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
             warnings = [
                 f"{built.lesson.path}: warning [overflow] the slides' layout was not checked: "
@@ -77,9 +84,18 @@ class LayoutCheck:
             progress.stop("layout")
         seconds = time.perf_counter() - t0
         progress.log(f"  checked the layout of {len(built.deck.slides)} slides ({seconds:.1f} s)")
-        text = json.dumps({"warnings": warnings}, ensure_ascii=False, indent=1)
+        text = json.dumps({"checked": checked, "warnings": warnings}, ensure_ascii=False, indent=1)
         (built.staging[DECK] / CHECKED).write_text(text + "\n", "utf-8")
         return Exported({CHECKED: warnings}, seconds)
+
+
+def unchecked(folder: Path) -> bool:
+    """The deck in `folder` was published with a layout check that could not run: a build
+    with nothing changed is not "up to date" then, it tries the check again."""
+    try:
+        return json.loads((folder / CHECKED).read_text("utf-8")).get("checked") is False
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def measure(index_html: Path, built: Built) -> list:
