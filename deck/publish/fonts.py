@@ -22,13 +22,12 @@ import html
 import json
 import os
 import re
-import subprocess
 import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from deck.render.themefonts import WEIGHTS, packaged
+from deck.render.themefonts import WEIGHTS, fc_match, packaged
 from deck.store.files import identity, write_atomic
 
 FOLDER = "fonts"  # under assets/, and under the build cache
@@ -182,18 +181,9 @@ def locate(face: Face) -> tuple[Path, int] | None:
     fc-match answers a stand-in when the family is not installed), or None."""
     from deck.publish.subset import face_number
 
-    try:
-        ran = subprocess.run(
-            ["fc-match", "-f", "%{file}\n%{index}\n", face.pattern],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = ran.stdout.splitlines()
-    if ran.returncode != 0 or len(lines) < 2 or not lines[1].isdigit():
+    ran = fc_match(face.pattern, "%{file}\n%{index}\n")
+    lines = ran.splitlines() if ran is not None else []
+    if len(lines) < 2 or not lines[1].isdigit():
         return None
     path = Path(lines[0])
     try:

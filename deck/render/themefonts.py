@@ -58,19 +58,27 @@ def packaged(family: str, weight: int, italic: bool) -> Path | None:
     return None
 
 
-def installed(family: str) -> bool:
-    """Whether fontconfig has `family` itself (fc-match answers a stand-in when it has not)."""
+def fc_match(pattern: str, fmt: str) -> str | None:
+    """What `fc-match -f fmt pattern` prints, or None when fontconfig cannot answer."""
     try:
         ran = subprocess.run(
-            ["fc-match", "-f", "%{family}", family],
+            ["fc-match", "-f", fmt, pattern],
             capture_output=True,
             text=True,
             timeout=30,
             stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
+        return None
+    return ran.stdout if ran.returncode == 0 else None
+
+
+def installed(family: str) -> bool:
+    """Whether fontconfig has `family` itself (fc-match answers a stand-in when it has not)."""
+    ran = fc_match(family, "%{family}")
+    if ran is None:
         return False
-    return family.lower() in (f.strip().lower() for f in ran.stdout.split(","))
+    return family.lower() in (f.strip().lower() for f in ran.split(","))
 
 
 def available(family: str) -> bool:
