@@ -165,8 +165,7 @@ def open_print_layout(  # noqa: ANN201
     size: tuple[int, int] | None = None,
 ):
     """A page showing the deck's print layout, every page laid out, fonts and images loaded."""
-    page = browser.new_page(viewport=viewport(size))
-    page.emulate_media(media="print")  # laid out as printed (see _print_all)
+    page = browser.new_page(viewport=viewport(size))  # screen media, as _print_all loads it
     page.goto(index_html.resolve().as_uri() + "?print-pdf", wait_until="load")
     page.wait_for_function(READY, timeout=120_000)
     pages = page.evaluate(SETTLED)
@@ -279,9 +278,11 @@ async def _print_all(
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
             page = await browser.new_page(viewport=viewport(size))
-            # Laid out for print from the start: `page.pdf` then reuses that style and layout
-            # instead of switching media twice (0.6–0.8 s less per PDF, measured).
-            await page.emulate_media(media="print")
+            # Loaded in screen media, as a plain print is: print media from the start made the
+            # load 0.7–0.8 s slower for 0.4 s less in the slides' `page.pdf`, and the light
+            # handout pages print as fast either way (bench/README.md). reveal.js's print
+            # layout is its `?print-pdf` class, not the media, so the overflow measured is the
+            # one printed (the deck's few `@media print` rules have `.print-pdf` twins).
             await page.goto(url, wait_until="load")
             await page.wait_for_function(READY, timeout=120_000)
             pages = await page.evaluate(SETTLED)
