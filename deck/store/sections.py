@@ -160,7 +160,9 @@ class Store:
     def dependencies_hold(self) -> str:
         """ "" when every stored entry's recorded dependencies (files read, distributions,
         engine files) are as recorded; else why not. For the no-change check, which looks at
-        entries without parsing the lesson."""
+        entries without parsing the lesson. A dependency recorded alike by several sections
+        (torch's files, imported by each) is checked once."""
+        held: set[Dependency] = set()
         for path in sorted(self.dir.glob("*.json")):
             try:
                 data = json.loads(path.read_bytes().decode("utf-8", "surrogatepass"))
@@ -169,9 +171,12 @@ class Store:
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 return f"{path.name} unreadable"
             for dep in recorded:
+                if dep in held:
+                    continue
                 why, _ = check(dep, self.base)
                 if why:
                     return why
+                held.add(dep)
         return ""
 
     def save(self, section: Section, result: SectionResult) -> None:
