@@ -39,7 +39,7 @@ from deck.execute.hints import near_name
 from deck.execute.job import CellJob, JobSpec
 from deck.execute.observe import distrust_reset_mtimes, watch
 from deck.execute.seeding import SeedOnImport
-from deck.model import CellResult, Figure, Output, SectionResult
+from deck.model import CellResult, Output, SectionResult
 from deck.show import inline_text, to_output
 from deck.theme import ENGINE
 
@@ -326,7 +326,7 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
                 line=cell.line,
                 seconds=round(time.perf_counter() - t0, 3),
                 outputs=tuple(outputs),
-                figures=tuple(Figure(f.file, f.width_in, f.height_in) for f in saved),
+                figures=tuple(saved),
             )
         )
     inline: dict[str, str] = {}

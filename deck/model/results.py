@@ -17,9 +17,10 @@ class Output:
 
 @dataclass(frozen=True)
 class Figure:
-    file: str  # file name inside figures/<lesson>/
+    file: str  # file name inside figures/<lesson>/ (an SVG)
     width_in: float
     height_in: float
+    png: str = ""  # the same figure as PNG at twice its size, beside it (notebooks, PPTX)
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,10 @@ class SectionResult:
                     "line": c.line,
                     "seconds": c.seconds,
                     "outputs": [[o.kind, o.data] for o in c.outputs],
-                    "figures": [[f.file, f.width_in, f.height_in] for f in c.figures],
+                    "figures": [
+                        [f.file, f.width_in, f.height_in, *([f.png] if f.png else [])]
+                        for f in c.figures
+                    ],
                 }
                 for c in self.cells
             ],
@@ -118,7 +122,10 @@ class SectionResult:
                     line=int(c["line"]),
                     seconds=float(c["seconds"]),
                     outputs=tuple(Output(str(k), str(d)) for k, d in c["outputs"]),
-                    figures=tuple(Figure(str(f), float(w), float(h)) for f, w, h in c["figures"]),
+                    figures=tuple(
+                        Figure(str(f), float(w), float(h), str(png[0]) if png else "")
+                        for f, w, h, *png in c["figures"]
+                    ),
                 )
                 for c in data["cells"]
             ),

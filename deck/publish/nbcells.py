@@ -4,6 +4,7 @@ the outputs the build made, exercises blanked for students or kept whole for the
 
 from __future__ import annotations
 
+import base64
 import re
 from pathlib import Path
 from typing import Any
@@ -240,7 +241,8 @@ def stub(code: str, lang: str, name: str) -> str:
 
 def cell_outputs(sc: SectionCells, cell: Cell, result: CellResult) -> list[dict[str, Any]]:
     """What the build showed of the cell, as Jupyter outputs: printed text as streams, the last
-    value as `text/plain` (or `text/html` where the build made HTML), figures as SVG."""
+    value as `text/plain` (or `text/html` where the build made HTML), figures as PNG (twice
+    their size, shown at their own) and SVG."""
     outputs: list[dict[str, Any]] = []
     for output in result.outputs:
         if output.kind == "warning" and not sc.option(cell, "warning"):
@@ -257,10 +259,14 @@ def cell_outputs(sc: SectionCells, cell: Cell, result: CellResult) -> list[dict[
             outputs.append({"output_type": "display_data", "data": data, "metadata": {}})
     alt = cell.options.get("fig-alt") or cell.options.get("fig-cap") or ""
     for figure in result.figures:
-        path = Path(sc.result.figure_dir) / figure.file
-        svg = path.read_text("utf-8")
-        data = {"image/svg+xml": svg, "text/plain": sc.fill(str(alt)) or figure.file}
-        meta = {"image/svg+xml": {"width": round(figure.width_in * 96)}}
+        folder = Path(sc.result.figure_dir)
+        width = round(figure.width_in * 96)  # CSS px, as the deck shows it
+        data = {"image/svg+xml": (folder / figure.file).read_text("utf-8")}
+        meta = {"image/svg+xml": {"width": width}}
+        if figure.png:
+            data["image/png"] = base64.b64encode((folder / figure.png).read_bytes()).decode()
+            meta["image/png"] = {"width": width}
+        data["text/plain"] = sc.fill(str(alt)) or figure.file
         outputs.append({"output_type": "display_data", "data": data, "metadata": meta})
     return outputs
 

@@ -184,8 +184,9 @@ class Store:
         figures = []
         for cell in result.cells:
             for figure in cell.figures:
-                stat = digest(folder / figure.file)
-                figures.append(Dependency("figure", figure.file, figure.file, *stat))
+                for name in filter(None, (figure.file, figure.png)):
+                    stat = digest(folder / name)
+                    figures.append(Dependency("figure", name, name, *stat))
         entry = {
             "result": result.to_json(),
             "figures": [d.to_json() for d in figures],

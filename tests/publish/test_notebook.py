@@ -4,14 +4,18 @@ prose, values as computed, every cell with its build outputs, exercises blanked 
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import re
 import shutil
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from markdown_it import MarkdownIt
+from PIL import Image
 
 from catalogue import edit, tree, write_lesson
 from fixture_build import FIXTURES, run_cli
@@ -172,6 +176,12 @@ def test_code_cells_in_order_with_their_outputs_and_hidden_ones_marked(built: Pa
     figure = [o for o in cells[-1].outputs if "image/svg+xml" in o.get("data", {})]
     assert len(figure) == 1 and figure[0].data["image/svg+xml"].lstrip().startswith("<?xml")
     assert figure[0].data["text/plain"] == "a sine curve"
+    # and as PNG at twice its size (figsize 4×3 in at 96 CSS px an inch), shown at its own
+    with Image.open(io.BytesIO(base64.b64decode(figure[0].data["image/png"]))) as png:
+        assert png.format == "PNG" and png.size == (4 * 96 * 2, 3 * 96 * 2)
+        dark = (np.asarray(png.convert("L")) < 128).sum()
+    assert dark > 500  # the curve and axes were drawn (not a blank picture)
+    assert figure[0].metadata == {"image/svg+xml": {"width": 384}, "image/png": {"width": 384}}
 
 
 def test_exercises_are_stubs_for_students_and_whole_in_the_solutions(built: Path):

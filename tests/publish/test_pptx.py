@@ -36,6 +36,7 @@ LESSON = {
 
         ```{python}
         #| include: false
+        import numpy as np
         ratio = 22 / 7
         count = 1234567
         ```
@@ -85,8 +86,35 @@ LESSON = {
         圆周率的近似值。
         :::
         :::
+
+        ## 一张图
+
+        ```{python}
+        #| fig-alt: 一条正弦曲线
+        import matplotlib.pyplot as plt
+        plt.figure(figsize=(5, 3))
+        plt.plot(np.sin(np.linspace(0, 6.3, 200)))
+        ```
+
+        ## 一张照片
+
+        ![一个红方块](square.png)
     """,
 }
+
+
+def square_png() -> bytes:
+    """An author's own raster picture: 40×30 px of red."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(out, format="PNG")
+    return out.getvalue()
+
+
+LESSON["square.png"] = square_png()
 FORMULA = "\\operatorname{softmax}(x)_i = \\frac{e^{x_i}}{\\sum_j e^{x_j}}"
 
 
@@ -126,10 +154,12 @@ def by_title(prs) -> dict[str, object]:  # noqa: ANN001
 def test_one_16_9_slide_per_deck_slide_with_titles_notes_and_numbers(built: Path):
     prs = Presentation(built / "dist/deck/slides.pptx")
     values = json.loads((built / "dist/deck/values.json").read_text("utf-8"))
-    assert len(prs.slides) == values["slides"] == 6
+    assert len(prs.slides) == values["slides"] == 8
     assert abs(prs.slide_width / prs.slide_height - 16 / 9) < 1e-3
     assert Emu(prs.slide_width).inches == pytest.approx(13.333, abs=0.01)
-    assert list(by_title(prs)) == ["注意力导出测试", "列表与数值", "一张表", "公式", "两栏", "小测"]
+    titles = ["注意力导出测试", "列表与数值", "一张表", "公式", "两栏", "小测"]
+    titles += ["一张图", "一张照片"]
+    assert list(by_title(prs)) == titles
     notes = by_title(prs)["列表与数值"].notes_slide.notes_text_frame.text
     assert notes == "两分钟。先问学生比值是多少。"
     for number, slide in enumerate(prs.slides, start=1):  # a slide-number field on each
@@ -204,6 +234,33 @@ def test_a_formula_is_a_2x_picture_with_its_tex_as_alt_text(built: Path):
     assert "d" in shapes_text(slide)  # inline math stays text
 
 
+def pictures_of(slide) -> list:  # noqa: ANN001
+    return [s for s in slide.shapes if s.shape_type == 13]  # MSO_SHAPE_TYPE.PICTURE
+
+
+def test_a_computed_figure_is_matplotlibs_own_png_at_2x(built: Path):
+    """The figure's PNG saved when its cell ran (no browser drawing it again): 5×3 in at
+    twice 96 px an inch, placed at its own size at most, with its alt text."""
+    import io
+
+    from PIL import Image
+
+    (picture,) = pictures_of(by_title(Presentation(built / "dist/deck/slides.pptx"))["一张图"])
+    assert picture._element.nvPicPr.cNvPr.get("descr") == "一条正弦曲线"
+    assert picture.image.size == (5 * 96 * 2, 3 * 96 * 2)
+    assert picture.width <= Emu(5 * 914400 * 0.75 * 96 / 72 + 1)  # not blown up past 5 in
+    assert abs(picture.width / picture.height - 5 / 3) < 0.01  # its shape kept
+    with Image.open(io.BytesIO(picture.image.blob)) as image:
+        dark = (np.asarray(image.convert("L")) < 128).sum()
+    assert dark > 500  # the curve and axes were drawn
+
+
+def test_an_authors_raster_picture_is_placed_as_it_is(built: Path):
+    (picture,) = pictures_of(by_title(Presentation(built / "dist/deck/slides.pptx"))["一张照片"])
+    assert picture._element.nvPicPr.cNvPr.get("descr") == "一个红方块"
+    assert picture.image.blob == LESSON["square.png"]
+
+
 def test_columns_side_by_side_and_a_quiz_with_its_answer_in_the_notes(built: Path):
     slides = by_title(Presentation(built / "dist/deck/slides.pptx"))
     boxes = {s.text_frame.text: s for s in slides["两栏"].shapes if s.has_text_frame}
@@ -261,7 +318,7 @@ def pdf_pages(pdf: Path) -> int:
 
 def test_libreoffice_converts_it_to_a_pdf_of_one_page_a_slide(built: Path, tmp_path: Path):
     pdf = soffice_pdf(built / "dist/deck/slides.pptx", tmp_path)
-    assert pdf_pages(pdf) == 6
+    assert pdf_pages(pdf) == 8
     text = subprocess.run(
         ["pdftotext", "-f", "2", "-l", "2", str(pdf), "-"],
         capture_output=True,

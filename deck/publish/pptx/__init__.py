@@ -113,6 +113,18 @@ class Pptx:
         found.update({published: source for published, source in built.deck.media})
         return found
 
+    def pngs(self, built: Built) -> dict[Path, Path]:
+        """A computed figure's SVG → its PNG at twice its size, saved beside it when the cell
+        ran (matplotlib's own drawing: no browser needed)."""
+        found = {}
+        for result in built.results.values():
+            folder = Path(result.figure_dir)
+            for cell in result.cells:
+                for figure in cell.figures:
+                    if figure.png:
+                        found[folder / figure.file] = folder / figure.png
+        return found
+
     def made_from(self, built: Built) -> dict[str, str] | None:
         import pptx
 
@@ -127,6 +139,9 @@ class Pptx:
         for published, source in sorted(self.sources(built).items()):
             if source.is_file():
                 digest.update(f"{published}\0{content_hash(source)}".encode())
+        for png in sorted(self.pngs(built).values()):
+            if png.is_file():
+                digest.update(f"{png.name}\0{content_hash(png)}".encode())
         for code in sorted((ENGINE / "publish" / "pptx").glob("*.py")):
             digest.update(code.read_bytes())
         return {FILE: digest.hexdigest()}
@@ -164,7 +179,9 @@ class Pptx:
             katex.prepare(tex)
         drawer = Pictures(cache / lesson.name / "pptx", katex)
         sources = self.sources(built)
+        pngs = self.pngs(built)
         keys: dict[int, tuple[str, Path | None]] = {}
+        doubled: set[int] = set()  # pictures whose PNG has twice their size
         warnings: list[str] = []
         where: dict[str, str] = {}  # a formula's TeX → the first slide showing it
         for s, _, pics in slides:
@@ -179,6 +196,11 @@ class Pptx:
                         f"{s.loc}: warning: slides.pptx: picture `{picture.source}` not found"
                     )
                     continue
+                png = pngs.get(source)
+                if png is not None and png.is_file():
+                    keys[id(picture)] = ("", png)
+                    doubled.add(id(picture))
+                    continue
                 key = drawer.want_figure(source)
                 keys[id(picture)] = (key, None if key else source)
         for failed in drawer.draw():
@@ -191,9 +213,10 @@ class Pptx:
             if raster is not None:
                 from pptx.parts.image import Image
 
-                image = Image.from_file(str(raster))
+                px_width, px_height = Image.from_file(str(raster)).size
                 files[ident] = raster
-                sizes[ident] = (image.px_width * CSS_PX_PT, image.px_height * CSS_PX_PT)
+                per = SCALE if ident in doubled else 1
+                sizes[ident] = (px_width / per * CSS_PX_PT, px_height / per * CSS_PX_PT)
                 continue
             drawn = drawer.get(key)
             if drawn is not None:
