@@ -35,13 +35,20 @@ def text_state(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-def installed_state(paths: list[str]) -> str:
+def installed_state(paths: list[str], seen: dict[str, str] | None = None) -> str:
+    """`seen`: each path's part as found earlier in this same check (sections import the
+    same files: 10.8k recorded paths, 1.9k distinct, in the main lesson)."""
     parts = []
     for path in paths:
-        try:
-            parts.append(f"{path} {identity(os.stat(path))}")
-        except OSError:
-            parts.append(f"{path} absent")
+        part = seen.get(path) if seen is not None else None
+        if part is None:
+            try:
+                part = f"{path} {identity(os.stat(path))}"
+            except OSError:
+                part = f"{path} absent"
+            if seen is not None:
+                seen[path] = part
+        parts.append(part)
     return text_state("\n".join(parts))
 
 
@@ -77,12 +84,12 @@ def env_state(name: str, environ: Mapping[str, str] = os.environ) -> str:
     return "" if value is None else text_state(value)
 
 
-def state(dep: Dependency, base: Path) -> str:
-    """The state of a dependency of a state kind, as it is now."""
+def state(dep: Dependency, base: Path, seen: dict[str, str] | None = None) -> str:
+    """The state of a dependency of a state kind, as it is now (`seen`: installed_state's)."""
     if dep.kind == "env":
         return env_state(dep.path)
     if dep.kind == "installed":
-        return installed_state(dep.path.split("\n"))
+        return installed_state(dep.path.split("\n"), seen)
     if dep.kind == "glob":
         return glob_state(dep.path, str(base))
     path = str(base / dep.path)
@@ -92,15 +99,17 @@ def state(dep: Dependency, base: Path) -> str:
 STATE_KINDS = ("installed", "listing", "glob", "stat", "env")
 
 
-def check(dep: Dependency, base: Path) -> tuple[str, Dependency]:
+def check(
+    dep: Dependency, base: Path, seen: dict[str, str] | None = None
+) -> tuple[str, Dependency]:
     """("", dep) when `dep` is as recorded (dep with a fresh stat if it had to be hashed),
-    else (why it is not, dep)."""
+    else (why it is not, dep). `seen` lets one check of many dependencies stat a file once."""
     if dep.kind == "output":
         return "", dep
     if dep.kind == "unknown":
         return f"{UNKNOWN}: {dep.path} at {dep.name}", dep
     if dep.kind in STATE_KINDS:
-        now = state(dep, base)
+        now = state(dep, base, seen)
         return ("" if now == dep.sha256 else _state_changed(dep, now)), dep
     if dep.mtime_ns == -2:
         return f"{dep.name} changed while the section ran", dep

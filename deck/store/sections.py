@@ -163,6 +163,7 @@ class Store:
         entries without parsing the lesson. A dependency recorded alike by several sections
         (torch's files, imported by each) is checked once."""
         held: set[Dependency] = set()
+        seen: dict[str, str] = {}  # an installed file's identity, stat'ed once
         for path in sorted(self.dir.glob("*.json")):
             try:
                 data = json.loads(path.read_bytes().decode("utf-8", "surrogatepass"))
@@ -173,7 +174,7 @@ class Store:
             for dep in recorded:
                 if dep in held:
                     continue
-                why, _ = check(dep, self.base)
+                why, _ = check(dep, self.base, seen)
                 if why:
                     return why
                 held.add(dep)
