@@ -94,6 +94,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
             hasher.tree_digest(options.cache / source.name),
         ]
         if not options.force and _unchanged(manifest, hasher, inputs, targets, source, options):
+            manifest.refresh(hasher)
             warnings = tuple(manifest.data.get("report", {}).get("warnings", []))
             for warning in warnings:
                 log(warning)

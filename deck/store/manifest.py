@@ -123,6 +123,17 @@ class Manifest:
         files = self.data.get("files")
         return Hasher(known=files if isinstance(files, dict) else {})
 
+    def refresh(self, hasher: Hasher) -> None:
+        """After a no-change check: keep the stats of files hashed again and found unchanged
+        (written moments before the last build ended, they were too recent to trust then), so
+        the next check need not hash them again. Best effort."""
+        if not self.data or hasher.seen == hasher.known:
+            return
+        try:
+            self.save(self.data["inputs"], self.data["outputs"], hasher, self.data["report"])
+        except (OSError, KeyError):
+            pass
+
     def save(self, inputs: list[str], outputs: str, hasher: Hasher, report: dict[str, Any]) -> None:
         data = {
             "schema": SCHEMA,
