@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deck.errors import DeckError, Diagnostic
-from deck.model import Lesson
 from deck.options import KNOWN_OUTPUTS, BuildReport, LessonReport, Options, UsageError
 from deck.progress import LogOnly, Progress
 from deck.publish.journal import clean_leftovers, output_lock
@@ -23,6 +22,7 @@ from deck.source.registry import Source, sources_for
 from deck.store.manifest import Hasher, Manifest, inputs_digest, outputs_digest
 
 if TYPE_CHECKING:
+    from deck.model import Lesson
     from deck.publish.coursefile import CourseConfig
 
 __all__ = ["BuildReport", "Options", "UsageError", "build", "check_paths"]

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from deck.model import Lesson, SectionResult
 from deck.options import Options
 from deck.progress import Progress
 from deck.store.files import content_hash
 
 if TYPE_CHECKING:
+    from deck.model import Lesson, SectionResult
     from deck.render.deck import RenderedDeck
 
 DECK = "deck"  # the place `dist/<lesson>/`, where every kept file and the build record live

@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deck.model import Lesson, SectionResult
 from deck.options import Options, Published
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, Exporter
@@ -23,6 +22,7 @@ from deck.publish.pptx import Pptx
 from deck.publish.single import SingleFile
 
 if TYPE_CHECKING:
+    from deck.model import Lesson, SectionResult
     from deck.render.deck import RenderedDeck
 
 # The outputs, in the order they are made (later ones may read what earlier ones staged).
