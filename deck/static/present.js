@@ -259,6 +259,36 @@
     ".deck-speaker-values .deck-value-text { font-weight: 700; }",
   ].join("\n");
 
+  // reveal's own labels of the speaker view, in the deck's language (strings.js).
+  function speakerLabels(doc) {
+    var text = window.deckStrings("speaker");
+    var set = function (selector, value) {
+      var el = doc.querySelector(selector);
+      if (el) el.textContent = value;
+    };
+    set("#upcoming-slide > .label", text.upcoming);
+    set(".speaker-controls-time .reset-button", text.reset);
+    set(".speaker-controls-time .pacing-title", text.pacing);
+    set(".speaker-controls-notes > .label", text.notes);
+    var time = doc.querySelector(".speaker-controls-time > h4.label");
+    if (time && time.firstChild && time.firstChild.nodeType === 3) {
+      time.firstChild.textContent = text.time + " ";
+    }
+    // The layout menu: its choices, and its label, which reveal writes again on a change.
+    var menu = doc.querySelector(".speaker-layout-dropdown");
+    var label = doc.querySelector(".speaker-layout-label");
+    if (!menu || !label) return;
+    Array.prototype.forEach.call(menu.options, function (option) {
+      if (text.layouts[option.value]) option.textContent = text.layouts[option.value];
+    });
+    var show = function () {
+      var option = menu.options[menu.selectedIndex];
+      if (option) label.textContent = text.layout(option.textContent);
+    };
+    menu.addEventListener("change", show);
+    show();
+  }
+
   function dressSpeaker(win) {
     var doc;
     try {
@@ -293,6 +323,7 @@
     style.textContent = SPEAKER_CSS;
     doc.head.appendChild(style);
     doc.documentElement.lang = document.documentElement.lang;
+    speakerLabels(doc);
     var controls = doc.querySelector("#speaker-controls");
     if (speakerPlan) {
       var plan = doc.createElement("div");

@@ -1,7 +1,7 @@
 // The deck's UI strings, one table per language (by `lang:` of lesson.yml, `de-CH` → `de`):
 // adding a language is one more table here. A language without a table, or a string its table
-// lacks, is English. deck.js, handout.js, provenance.js, the widgets and the live preview ask
-// `deckStrings(part)` for theirs. (A note's minutes are read in any language: deck.js.)
+// lacks, is English. deck.js, handout.js, provenance.js, present.js (reveal's speaker view's
+// own labels), the widgets and the live preview ask `deckStrings(part)` for theirs. (A note's minutes are read in any language: deck.js.)
 (function () {
   "use strict";
   function plural(one, many) {
@@ -36,6 +36,10 @@
         noCell: "No cell binds a name this expression uses: it is computed from the " +
           "expression alone." },
       live: { close: "Close" },
+      speaker: { upcoming: "Upcoming", time: "Time", reset: "Click to Reset",
+        pacing: "Pacing – Time to finish current slide", notes: "Notes",
+        layout: function (name) { return "Layout: " + name; },
+        layouts: { "default": "Default", wide: "Wide", tall: "Tall", "notes-only": "Notes only" } },
     },
     zh: {
       deck: { right: "✓ 回答正确", wrong: "✗ 再想想", answer: "✓ 正确答案", reveal: "显示答案（A）",
@@ -57,6 +61,10 @@
         larger: "放大", speaker: "本页的数值", from: "来自",
         noCell: "没有单元格绑定这个表达式用到的名字：它只由表达式本身算出。" },
       live: { close: "关闭" },
+      speaker: { upcoming: "下一张", time: "时间", reset: "点击重置",
+        pacing: "节奏：本页还剩的时间", notes: "讲稿",
+        layout: function (name) { return "布局：" + name; },
+        layouts: { "default": "默认", wide: "宽屏", tall: "竖排", "notes-only": "只看讲稿" } },
     },
     fr: {
       deck: { right: "✓ Correct", wrong: "✗ Réessayez", answer: "✓ Réponse",
@@ -89,6 +97,10 @@
         noCell: "Aucune cellule ne définit un nom de cette expression : elle est calculée à " +
           "partir de l'expression seule." },
       live: { close: "Fermer" },
+      speaker: { upcoming: "Suivante", time: "Heure", reset: "Cliquer pour remettre à zéro",
+        pacing: "Rythme : temps restant pour cette diapositive", notes: "Notes",
+        layout: function (name) { return "Disposition : " + name; },
+        layouts: { "default": "Par défaut", wide: "Large", tall: "Haute", "notes-only": "Notes seules" } },
     },
     de: {
       deck: { right: "✓ Richtig", wrong: "✗ Noch einmal", answer: "✓ Antwort",
@@ -118,6 +130,10 @@
         noCell: "Keine Zelle bindet einen Namen dieses Ausdrucks: Er wird allein aus dem " +
           "Ausdruck berechnet." },
       live: { close: "Schließen" },
+      speaker: { upcoming: "Nächste", time: "Zeit", reset: "Klicken zum Zurücksetzen",
+        pacing: "Tempo: Zeit bis zum Ende dieser Folie", notes: "Notizen",
+        layout: function (name) { return "Layout: " + name; },
+        layouts: { "default": "Standard", wide: "Breit", tall: "Hoch", "notes-only": "Nur Notizen" } },
     },
   };
   var asked = String(document.documentElement.lang || "en").split("-")[0].toLowerCase();

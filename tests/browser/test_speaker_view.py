@@ -198,6 +198,39 @@ def test_upcoming_label_and_slide_number_cover_nothing(context, deck, size, tmp_
 # ---- the pause screen ----------------------------------------------------------------------------
 
 
+LABELS = """() => {
+  const q = s => document.querySelector(s);
+  return {upcoming: q('#upcoming-slide > .label').textContent,
+          time: q('.speaker-controls-time > h4.label').firstChild.textContent.trim(),
+          reset: q('.speaker-controls-time .reset-button').textContent,
+          pacing: q('.speaker-controls-time .pacing-title').textContent,
+          notes: q('.speaker-controls-notes > .label').textContent,
+          layout: q('.speaker-layout-label').textContent,
+          english: [...document.querySelectorAll('.label, .reset-button')].map(e => e.textContent)
+            .join(' | ').match(/Upcoming|Time|Click to Reset|Pacing|Notes|Layout|Default/g) || []};
+}"""
+
+
+def test_reveals_own_speaker_view_labels_speak_the_decks_language(context, deck):
+    speaker, _, _ = open_speaker_view(context, deck)
+    labels = speaker.evaluate(LABELS)
+    assert labels.pop("english") == []  # no label of reveal's left in English
+    assert labels == {
+        "upcoming": "下一张",
+        "time": "时间",
+        "reset": "点击重置",
+        "pacing": "节奏：本页还剩的时间",
+        "notes": "讲稿",
+        "layout": "布局：默认",
+    }
+    # reveal writes the layout label again when the lecturer picks another layout
+    speaker.select_option(".speaker-layout-dropdown", "wide")
+    assert speaker.evaluate("document.body.dataset.speakerLayout") == "wide"
+    assert speaker.locator(".speaker-layout-label").text_content() == "布局：宽屏"
+    speaker.select_option(".speaker-layout-dropdown", "default")
+    speaker.close()
+
+
 def test_the_pause_screen_speaks_the_decks_language(deck):
     deck.keyboard.press(".")
     deck.wait_for_function("Reveal.isPaused()")
