@@ -34,7 +34,7 @@ def read_course(content: Path, known: set[str]) -> CourseConfig:
         return CourseConfig()
     import yaml
 
-    from deck.source.config import NodeCheck, as_text, check_mapping
+    from deck.source.config import NodeCheck, as_text, check_mapping, yaml_error
 
     shown = str(path)
     diagnostics: list[Diagnostic] = []
@@ -69,10 +69,7 @@ def read_course(content: Path, known: set[str]) -> CourseConfig:
     try:
         node = yaml.compose(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        at = Loc(shown, mark.line + 1 if mark else 1)
-        raise DeckError([Diagnostic(at, "config", f"not valid YAML: {problem}")]) from None
+        raise DeckError([yaml_error(exc, shown)]) from None
     values = check_mapping(node, schema, "", shown, diagnostics) if node is not None else {}
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:

@@ -294,16 +294,21 @@ def check_mapping(
     return values
 
 
+def yaml_error(exc: yaml.YAMLError, path: str, line: int = 1) -> Diagnostic:
+    """A YAML syntax error at its line of `path` (`line` when the parser gives none)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    at = Loc(path, mark.line + 1 if mark else line)
+    return Diagnostic(at, "config", f"not valid YAML: {problem}")
+
+
 def parse_config(text: str, path: str) -> tuple[LessonConfig, dict[str, Any], list[Diagnostic]]:
     """`lesson.yml` text → (config, the checked values as a plain dict, diagnostics)."""
     diagnostics: list[Diagnostic] = []
     try:
         node = yaml.compose(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark else 1
-        problem = getattr(exc, "problem", None) or str(exc)
-        diagnostics.append(Diagnostic(Loc(path, line), "config", f"not valid YAML: {problem}"))
+        diagnostics.append(yaml_error(exc, path))
         return LessonConfig(), {}, diagnostics
     if node is None:
         return LessonConfig(), {}, diagnostics

@@ -14,7 +14,14 @@ import yaml
 
 from deck.errors import Diagnostic
 from deck.model import CitationConfig, LessonConfig, Loc
-from deck.source.config import TOP_SCHEMA, NodeCheck, as_text, check_mapping, config_from
+from deck.source.config import (
+    TOP_SCHEMA,
+    NodeCheck,
+    as_text,
+    check_mapping,
+    config_from,
+    yaml_error,
+)
 from deck.source.qmdchecks import _date, _names, _nocite, _paths
 from deck.source.qmdconfig import (
     REVEALJS_SCHEMA,
@@ -77,10 +84,7 @@ def lesson_settings(
     try:
         node = yaml.compose(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        at = Loc(rel, mark.line + 1 if mark else 1)
-        diagnostics.append(Diagnostic(at, "config", f"not valid YAML: {problem}"))
+        diagnostics.append(yaml_error(exc, rel))
         node = None
     if node is not None:
         values = check_mapping(node, LESSON_SCHEMA, "", rel, diagnostics, own)

@@ -23,6 +23,7 @@ from deck.source.config import (
     NodeCheck,
     as_text,
     check_mapping,
+    yaml_error,
 )
 from deck.source.qmdchecks import (
     _any,
@@ -253,10 +254,7 @@ def parse_quarto_config(
     try:  # leading blank lines: the YAML's marks are the file's lines
         node = yaml.compose("\n" * (first_line - 1) + text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark else first_line
-        problem = getattr(exc, "problem", None) or str(exc)
-        diagnostics.append(Diagnostic(Loc(path, line), "config", f"not valid YAML: {problem}"))
+        diagnostics.append(yaml_error(exc, path, first_line))
         return {}, locs, diagnostics
     if node is None:
         return {}, locs, diagnostics
