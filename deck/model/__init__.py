@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# The same names as imports, for readers of the source: type checkers, and the static walk of
+# deck's imports that picks the engine files a notebook ships (deck.publish.notebook).
 if TYPE_CHECKING:
     from deck.errors import Loc
     from deck.model.config import (

@@ -309,3 +309,36 @@ def test_a_qmd_gets_the_same_notebook(tmp_path: Path):
     assert [o.text for c in cells for o in c.outputs] == ["6\n", "20\n"]
     assert "The base is 10." in markdown(notebook)
     assert (tmp_path / "out/parts/code/helper.py").is_file()
+
+
+def test_the_engine_files_shipped_in_code_run_deck_show_alone(tmp_path: Path):
+    """A notebook cell's `from deck.show import …` runs on the engine files code/ ships and
+    nothing else: the static walk of deck's imports must find every module they load."""
+    import os
+    import subprocess
+    import sys
+
+    from deck.publish.notebook import engine_modules
+    from deck.theme import ENGINE
+
+    for rel in engine_modules():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ENGINE.parent / rel, tmp_path / rel)
+    (tmp_path / "helpers.py").write_text("def twice(x):\n    return 2 * x\n", "utf-8")
+    code = (
+        "import deck, helpers\n"
+        "from deck.show import source, table, to_output\n"
+        "print(deck.__file__)\n"
+        "print(to_output(table([[1.5, 2.25]], rows=['r'], cols=['a', 'b'])).data)\n"
+        "print(to_output(source(helpers.twice)).data)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    ran = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    where, *shown = ran.stdout.splitlines()
+    assert Path(where).resolve().is_relative_to(tmp_path.resolve())  # the shipped copy
+    text = "\n".join(shown)
+    assert "<table" in text and "1.5" in text and "2.25" in text
+    assert "def twice(x):" in re.sub(r"<[^>]+>", "", text)  # (highlighted)
