@@ -9,7 +9,7 @@ import re
 
 from deck.blocks.base import BlockKind, Opening, ParseContext, named
 from deck.errors import Diagnostic, Loc
-from deck.model import Choice, Quiz, QuizRecord, Section
+from deck.model import Choice, Quiz, QuizRecord, Section, walk_blocks
 from deck.render.context import RenderContext
 from deck.render.provenance import VALUE, Bindings
 
@@ -95,8 +95,12 @@ def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
                 Diagnostic(quiz.choices[k].loc, "quiz", f"two choices both read `{t}`")
             )
     source = str(answer_source(r.section, quiz, correct))
-    if r.section.settings.shuffle_quizzes:
-        order = shuffled_order(r.section.settings.seed, r.section.path.name, quiz, len(choices))
+    settings = r.section.settings
+    if settings.shuffle_quizzes:
+        starts = [q.loc for q in quizzes_of(r.section)]
+        slots = dict(zip(starts, settings.answer_slots, strict=False))
+        slot = slots.get(quiz.loc, correct) % len(choices)
+        order = shuffled_order(settings.seed, r.section.path.name, quiz, correct, slot)
         choices, texts = [choices[k] for k in order], [texts[k] for k in order]
         correct = order.index(correct)
     question = r.text(quiz.question, quiz.loc)
@@ -122,15 +126,44 @@ def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
     )
 
 
-def shuffled_order(seed: int, file: str, quiz: Quiz, n: int) -> list[int]:
-    """The order a shuffled quiz shows its `n` choices in (indices into the order written):
-    from the lesson's seed and the quiz's identity (its file and `#id`, else its question as
-    written), never its position, so an edit elsewhere does not reorder it."""
+def shuffled_order(seed: int, file: str, quiz: Quiz, correct: int, slot: int) -> list[int]:
+    """The order a shuffled quiz shows its choices in (indices into the order written): the
+    answer (`correct`) at `slot`, the other choices in an order drawn from the lesson's seed and
+    the quiz's identity (its file and `#id`, else its question as written), never its position,
+    so an edit elsewhere does not reorder them."""
+    others = [k for k in range(len(quiz.choices)) if k != correct]
+    _random(seed, file, quiz).shuffle(others)
+    return [*others[:slot], correct, *others[slot:]]
+
+
+def _random(seed: int, file: str, quiz: Quiz) -> random.Random:
     identity = quiz.label if quiz.label is not None else quiz.question.strip()
     digest = hashlib.sha256(f"{seed}\0{file}\0{identity}".encode()).digest()
-    order = list(range(n))
-    random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)
-    return order
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def quizzes_of(section: Section) -> list[Quiz]:
+    """The section's quizzes, in the order they appear."""
+    return [b for s in section.slides for b in walk_blocks(s.blocks) if isinstance(b, Quiz)]
+
+
+def plan_answer_slots(sections: list[Section], seed: int) -> list[tuple[int, ...]]:
+    """For a shuffled lesson: where each quiz shows its answer, one tuple per section. Quizzes
+    are taken in deck order, each given the position that has held fewest answers so far (ties
+    drawn from the seed and the quiz's identity), so that no position holds more than its share:
+    students learn the reasoning, not the letter. Adding a quiz moves only the ones after it."""
+    counts: dict[int, int] = {}
+    plan = []
+    for section in sections:
+        slots = []
+        for quiz in quizzes_of(section):
+            positions = list(range(len(quiz.choices)))
+            _random(seed, section.path.name, quiz).shuffle(positions)
+            slot = min(positions, key=lambda k: counts.get(k, 0))
+            counts[slot] = counts.get(slot, 0) + 1
+            slots.append(slot)
+        plan.append(tuple(slots))
+    return plan
 
 
 def answer_source(section: Section, quiz: Quiz, correct: int) -> Loc:

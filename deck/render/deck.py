@@ -246,15 +246,19 @@ def render_lesson(
 
 def quiz_positions(lesson: Lesson, records: Records) -> list[Diagnostic]:
     """A warning at the first quiz when a lesson of three or more quizzes, not shuffled, has
-    every answer at one position (students learn the position, not the answer)."""
+    more than half of its answers at one position (students learn the letter, not the
+    reasoning). A shuffled lesson plans its positions so that this never happens."""
     quizzes = records.quizzes
-    positions = {q.answer for q in quizzes}
-    if lesson.config.quiz.shuffle or len(quizzes) < 3 or len(positions) != 1:
+    if lesson.config.quiz.shuffle or len(quizzes) < 3:
+        return []
+    answers = [q.answer for q in quizzes]
+    most = max(set(answers), key=answers.count)
+    if 2 * answers.count(most) <= len(answers):
         return []
     path, _, line = quizzes[0].loc.rpartition(":")
-    letter = chr(ord("A") + quizzes[0].answer)
+    held = "all" if answers.count(most) == len(answers) else f"{answers.count(most)} of"
     message = (
-        f"all {len(quizzes)} quizzes have their answer at choice {letter}: "
+        f"{held} {len(quizzes)} quizzes have their answer at choice {chr(ord('A') + most)}: "
         "set `quiz: {shuffle: true}` in lesson.yml, or reorder the choices"
     )
     return [Diagnostic(Loc(path, int(line)), "quiz-positions", message, "warning")]

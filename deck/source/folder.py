@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from deck.blocks.quiz import plan_answer_slots
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson, LessonConfig, Loc, SectionSettings
 from deck.source.contain import escapes
@@ -125,6 +126,12 @@ def load_lesson(folder: Path) -> Lesson:
             message = "the section has no slides: write one (`## Title`) or remove the file"
             diagnostics.append(Diagnostic(Loc(section.rel, 1), "lesson", message))
     sections = dressed(sections, config, values, locs, rel)
+    if config.quiz.shuffle:
+        plan = plan_answer_slots(sections, config.exec.seed)
+        sections = [
+            dataclasses.replace(s, settings=dataclasses.replace(s.settings, answer_slots=slots))
+            for s, slots in zip(sections, plan, strict=True)
+        ]
     lesson = Lesson(folder.name, folder, tuple(sections), config, (), widgets)
     diagnostics.extend(escapes(lesson, locs))
     errors = [d for d in diagnostics if d.severity == "error"]

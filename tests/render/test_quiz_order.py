@@ -1,6 +1,7 @@
-"""Quiz answer positions: `quiz: {shuffle: true}` orders each quiz's choices from the lesson's
-seed and the quiz's identity (file and `#id`), and a lesson whose answers all share one
-position is warned about."""
+"""Quiz answer positions: `quiz: {shuffle: true}` puts each quiz's answer at a position planned
+across the lesson (no position holds more than its share) and orders the other choices from the
+lesson's seed and the quiz's identity (file and `#id`); an unshuffled lesson with most answers
+at one position is warned about."""
 
 from __future__ import annotations
 
@@ -34,12 +35,26 @@ def build(root: Path, seed: int, shuffle: bool | None, slides: list[str]):
     return render_lesson(lesson, stand_in_results(lesson))
 
 
-def reference_order(seed: int, file: str, label: str, n: int) -> list[int]:
-    """The documented rule, written out again: sha256 of seed, file and label → a Random."""
+def seeded(seed: int, file: str, label: str) -> random.Random:
     digest = hashlib.sha256(f"{seed}\0{file}\0{label}".encode()).digest()
-    order = list(range(n))
-    random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)
-    return order
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def reference_orders(seed: int, file: str, labels: list[str], right: int, n: int):
+    """The documented rule, written out again: quizzes in deck order each take the position
+    that has held fewest answers so far (ties in an order shuffled by sha256 of seed, file and
+    label); the other choices follow in an order shuffled by the same seed."""
+    counts = [0] * n
+    orders = []
+    for label in labels:
+        positions = list(range(n))
+        seeded(seed, file, label).shuffle(positions)
+        slot = min(positions, key=lambda k: counts[k])
+        counts[slot] += 1
+        others = [k for k in range(n) if k != right]
+        seeded(seed, file, label).shuffle(others)
+        orders.append([*others[:slot], right, *others[slot:]])
+    return orders
 
 
 SLIDES = [f"## Q{k}\n\n{quiz(f'q{k}', 2)}" for k in range(4)]
@@ -49,14 +64,14 @@ def test_shuffle_is_a_permutation_that_tracks_the_answer(tmp_path: Path):
     deck = build(tmp_path, 7, True, SLIDES)
     quizzes = deck.values["quizzes"]
     assert len(quizzes) == 4
+    orders = reference_orders(7, "01-a.md", [f"q{k}" for k in range(4)], 2, len(CHOICES))
     for k, record in enumerate(quizzes):
         label = f"q{k}"
         written = [c + label for c in CHOICES]
         assert sorted(record["choices"]) == sorted(written)  # a permutation
         assert record["answer_text"] == written[2]  # the answer moved with its text
         assert record["choices"][record["answer"]] == written[2]
-        order = reference_order(7, "01-a.md", label, len(CHOICES))
-        assert record["choices"] == [written[j] for j in order]
+        assert record["choices"] == [written[j] for j in orders[k]]
     # the page's buttons (which the notes' answer key reads) are in the same order, the
     # right one marked
     buttons = re.findall(r'data-correct="(true|false)">([^<]*)</button>', deck.html)
@@ -76,10 +91,23 @@ def test_same_seed_same_order_other_seed_other_order_and_edits_elsewhere_keep_it
     assert [q["choices"] for q in a] == [q["choices"] for q in b]
     other = build(tmp_path / "c", 8, True, SLIDES).values["quizzes"]
     assert [q["choices"] for q in a] != [q["choices"] for q in other]
-    # a new slide and quiz before them, and prose edits: each quiz keeps its order
-    moved = ["## New\n\nprose\n", f"## Q9\n\n{quiz('q9', 0)}", *SLIDES]
-    c = build(tmp_path / "d", 7, True, moved).values["quizzes"][1:]
+    # a new slide of prose before them, and a new quiz after them: each quiz keeps its order
+    moved = ["## New\n\nprose\n", *SLIDES, f"## Q9\n\n{quiz('q9', 0)}"]
+    c = build(tmp_path / "d", 7, True, moved).values["quizzes"][:-1]
     assert [q["choices"] for q in a] == [q["choices"] for q in c]
+
+
+def test_shuffled_answers_are_spread_over_the_positions(tmp_path: Path):
+    """Every answer written at the same place, in quizzes of 3 and of 4 choices: after shuffling
+    no position holds more than half of them, for any seed (the plan makes it so, not luck)."""
+    three = "::: {{.quiz #t{k}}}\n问？\n\n- [ ] 一{k}\n- [x] 二{k}\n- [ ] 三{k}\n:::\n"
+    slides = [f"## T{k}\n\n{three.format(k=k)}" for k in range(3)] + SLIDES[:3]
+    for seed in range(12):
+        answers = [
+            q["answer"] for q in build(tmp_path / str(seed), seed, True, slides).values["quizzes"]
+        ]
+        assert len(answers) == 6
+        assert max(answers.count(p) for p in set(answers)) <= len(answers) // 2, (seed, answers)
 
 
 def test_without_shuffle_the_order_is_as_written(tmp_path: Path):
@@ -103,10 +131,20 @@ def test_answers_all_at_one_position_are_warned_at_the_first_quiz(tmp_path: Path
     )
 
 
+def test_most_answers_at_one_position_are_warned(tmp_path: Path):
+    slides = [*SLIDES[:3], f"## Q5\n\n{quiz('q5', 0)}"]
+    deck = build(tmp_path, 0, None, slides)
+    found = [str(w).split(": ", 1)[1] for w in deck.warnings if w.code == "quiz-positions"]
+    assert found == [
+        "warning [quiz-positions] 3 of 4 quizzes have their answer at choice C: "
+        "set `quiz: {shuffle: true}` in lesson.yml, or reorder the choices"
+    ]
+
+
 def test_no_warning_with_two_quizzes_or_different_positions(tmp_path: Path):
     two = build(tmp_path / "a", 0, None, SLIDES[:2])
     assert not [w for w in two.warnings if w.code == "quiz-positions"]
-    mixed = SLIDES[:2] + [f"## Q5\n\n{quiz('q5', 0)}"]
+    mixed = SLIDES[:2] + [f"## Q5\n\n{quiz('q5', 0)}", f"## Q6\n\n{quiz('q6', 1)}"]
     varied = build(tmp_path / "b", 0, None, mixed)
     assert not [w for w in varied.warnings if w.code == "quiz-positions"]
     shuffled_off = build(tmp_path / "c", 0, False, SLIDES[:3])
