@@ -134,7 +134,11 @@
     var notes = page.querySelector("aside.notes");
     var quizzes = page.querySelectorAll(".quiz");
     if (!spec.notes) {
-      // Nothing a student should not read yet stays in the page, printed or not.
+      // Nothing a student should not read yet stays in the page, printed or not: a widget
+      // marked `.shows-answer` draws an exercise's answer (its initial state is the answer).
+      page.querySelectorAll(".widget.shows-answer").forEach(function (widget) {
+        widget.replaceWith(el("p", "deck-answer-omitted", TEXT.inClass));
+      });
       if (notes) notes.remove();
       quizzes.forEach(function (quiz) {
         quiz.querySelectorAll(".quiz-explain, .quiz-feedback").forEach(function (e) { e.remove(); });
@@ -198,7 +202,8 @@
     var section = page.querySelector("section");
     var wrap = el("div", "handout-item");
     page.parentNode.insertBefore(wrap, page);
-    var differs = page.querySelector(".deck-answer") !== null;
+    var differs = page.querySelector(".deck-answer") !== null ||
+      (!spec.notes && page.querySelector(".widget.shows-answer") !== null);
     var text = textOf(page, section, n, spec, clock);
     if (isBand(section)) {
       wrap.classList.add("handout-item-band");

@@ -3,6 +3,8 @@ line says the answer is given in class), printed with the slide's notes in notes
 
 from __future__ import annotations
 
+import math
+import shutil
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,7 +39,24 @@ s = 3 * 7
 ## 下一页
 
 没有答案的页。
+
+## 组件
+
+```{python}
+ex = {"Q": [[6, 2], [4, 4]], "K": [[1, 0], [0, 1]], "d_k": 2}
+```
+
+::: {.widget .shows-answer kind="attention-2x2" data="ex"}
+组件的说明文字。
+:::
+
+## 普通组件
+
+::: {.widget kind="attention-2x2" data="ex"}
+:::
 """
+LESSON_YML = "title: 答案\nlang: zh-CN\nexec:\n  seed: 0\nwidgets:\n  - widgets/attention-2x2\n"
+KINDS = Path(__file__).resolve().parents[2] / "content" / "transformer" / "widgets"
 
 
 def pdftotext(path: Path) -> str:
@@ -47,7 +66,10 @@ def pdftotext(path: Path) -> str:
 @pytest.fixture(scope="module")
 def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("answers")
-    write_lesson(root, {"01-a.md": SECTION}, name="ans")
+    folder = write_lesson(root, {"lesson.yml": LESSON_YML, "01-a.md": SECTION}, name="ans")
+    (folder / "widgets").mkdir()
+    for suffix in (".py", ".js"):
+        shutil.copyfile(KINDS / f"attention-2x2{suffix}", folder / f"widgets/attention-2x2{suffix}")
     proc = run_build(root, "ans")
     assert proc.returncode == 0, proc.stderr
     return root / "dist" / "ans"
@@ -80,6 +102,23 @@ def test_the_lecturers_notes_print_the_answer_with_the_notes(deck: Path):
     assert "课上揭示的答案" in text
     assert "答案课上给出" not in text
     assert text.count("答案是 21") == 1  # moved from the slide's picture, not shown twice
+
+
+def widget_weights() -> list[str]:
+    """The attention-2x2 widget's printed weights (its first row: softmax([6, 2]/√2))."""
+    first = math.exp(6 / math.sqrt(2)) / (math.exp(6 / math.sqrt(2)) + math.exp(2 / math.sqrt(2)))
+    return [f"{first:.4f}", f"{1 - first:.4f}"]
+
+
+def test_a_widget_that_shows_an_answer_is_left_out_of_the_students_handout(deck: Path):
+    slides, handout = pdftotext(deck / "slides.pdf"), pdftotext(deck / "handout.pdf")
+    weights = widget_weights()
+    assert all(slides.count(w) == 2 for w in weights)  # both widgets draw the answer on screen
+    # the student handout: the marked widget is replaced by the line, the plain one stays
+    assert all(handout.count(w) == 1 for w in weights)
+    assert handout.count("（答案课上给出。）") == 2  # the answer block and the marked widget
+    notes = pdftotext(deck / "notes.pdf")
+    assert all(notes.count(w) == 2 for w in weights)  # the lecturer's notes keep both
 
 
 def test_the_slides_pdf_shows_the_answer_as_revealed(deck: Path):
