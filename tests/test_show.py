@@ -60,13 +60,15 @@ def test_source_shows_the_real_function():
 
 def test_build_host_reports_this_machine_without_importing_the_libraries(tmp_path):
     code = (
-        "import json, sys; from deck.show import build_host; h = build_host(); "
-        "print(json.dumps([h, sorted(m for m in ('torch', 'numpy', 'matplotlib') "
+        "import json, sys; from deck.show import build_host; from deck.render.host import "
+        "kernels; h = build_host(); k = kernels(); "
+        "print(json.dumps([h, k, sorted(m for m in ('torch', 'numpy', 'matplotlib') "
         "if m in sys.modules)]))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    host, imported = json.loads(out.stdout)
+    host, kernels, imported = json.loads(out.stdout)
     assert imported == []  # read from metadata, never imported
+    assert kernels == {}  # the kernels of libraries not loaded: none, and none loaded to ask
     # independent references: the cpuinfo line by a regex, the dist-info folders' names
     cpuinfo = open("/proc/cpuinfo", encoding="utf-8").read()
     assert host["cpu"] == re.search(r"^model name\s*:\s*(.*?)\s*$", cpuinfo, re.M).group(1)

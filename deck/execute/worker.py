@@ -40,6 +40,7 @@ from deck.execute.job import CellJob, JobSpec
 from deck.execute.observe import distrust_reset_mtimes, watch
 from deck.execute.seeding import SeedOnImport
 from deck.model import CellResult, Output, SectionResult
+from deck.render.host import kernels
 from deck.show import inline_text, to_output
 from deck.theme import ENGINE
 
@@ -361,6 +362,7 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
         inline=inline,
         seconds=round(time.perf_counter() - started, 3),
         deps=recorder.dependencies(),
+        kernels=kernels(),  # (after the dependencies: what the engine reads is no input)
     )
     return result.to_json()
 

@@ -3,7 +3,7 @@ what the code depended on (`SectionResult`, JSON-able: the section cache keeps i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -88,9 +88,15 @@ class SectionResult:
     figure_dir: str = ""  # where the figure files of this result are kept (cache folder)
     deps: tuple[Dependency, ...] = ()  # what the results depend on besides the key
     warnings: tuple[str, ...] = ()  # from the run that computed it (a thread left running)
+    # what decided its floating-point kernels in the run that computed it (torch's CPU
+    # capability and threads, the BLAS, the thread variables: `deck.render.host.kernels`);
+    # {} when its cells imported neither torch nor numpy, or for a cache entry from before
+    kernels: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        extra = {"warnings": list(self.warnings)} if self.warnings else {}
+        extra: dict[str, Any] = {"warnings": list(self.warnings)} if self.warnings else {}
+        if self.kernels:
+            extra["kernels"] = self.kernels
         return {
             **extra,
             "key": self.key,
@@ -132,4 +138,5 @@ class SectionResult:
             figure_dir=figure_dir,
             deps=tuple(Dependency.from_json(d) for d in data.get("deps", ())),
             warnings=tuple(str(w) for w in data.get("warnings", ())),
+            kernels=dict(data.get("kernels") or {}),
         )

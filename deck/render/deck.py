@@ -32,7 +32,7 @@ from deck.model import (
 from deck.render.cite import cite
 from deck.render.crossref import crossref
 from deck.render.frame import deck_settings, missing_media
-from deck.render.host import build_host
+from deck.render.host import build_host, kernel_record
 from deck.render.htmltext import lazy_images
 from deck.render.macros import macros_digest
 from deck.render.mathtex import KaTeX, lesson_macros
@@ -229,7 +229,7 @@ def render_lesson(
         "title": lesson.title,
         "slides": len(slides),
         **records.to_json(),
-        "build_host": build_host(),  # what timings on the slides were measured on
+        "build_host": build_host_of(lesson, results),
     }
     rendered = tuple(section.name for section, *_ in pending)
     return RenderedDeck(
@@ -242,6 +242,16 @@ def render_lesson(
         tuple(warnings + deck.warnings),
         views,
     )
+
+
+def build_host_of(lesson: Lesson, results: dict[str, SectionResult]) -> dict[str, Any]:
+    """`values.json`'s `build_host`: what timings on the slides were measured on (this
+    machine, `build_host()`), and under `kernels` what decided the floating-point kernels of
+    the values (`kernel_record` of the sections' records, each from the run that computed that
+    section, so a section taken from the cache brings its own; {} when no section imported
+    torch or numpy)."""
+    recorded = {s.name: results[s.name].kernels for s in lesson.sections}
+    return {**build_host(), "kernels": kernel_record({k: v for k, v in recorded.items() if v})}
 
 
 def quiz_positions(lesson: Lesson, records: Records) -> list[Diagnostic]:
