@@ -250,8 +250,11 @@ def median_seconds(repeats: int, fn, *args) -> float:
 def attention_cost(ns=(128, 256, 512, 1024, 2048), d: int = 64, seed: int = 0) -> dict:
     """注意力的计算量与内存随序列长度 n 的变化（NumPy，float32，单头）。不计时。
 
-    计数："score_matrix_bytes" = 4·n²，"attention_flops" = 4·n²·d（QKᵀ 与 权重·V 各 2·n²·d，
-    不含投影），"rnn_flops" = 4·n·d²（每步 x_t W_x 与 h W_h 各 2·d²），"rnn_sequential_steps" = n。
+    计数（一次乘加算 2 次运算）："score_matrix_bytes" = 4·n²；
+    "attention_flops" = 4·n²·d + 8·n·d²（QKᵀ 与 权重·V 各 2·n²·d，
+    加上 Q、K、V、O 四个投影各 2·n·d²：
+    RNN 的输入投影 x_t W_x 也算在它的计数里，两边要按同样的口径数）；
+    "rnn_flops" = 4·n·d²（每步 x_t W_x 与 h W_h 各 2·d²）；"rnn_sequential_steps" = n。
     实测："attention_peak_bytes"：tracemalloc 记录的 self_attention_np 峰值内存
     （由 n×n 的数组主导；不同进程之间可能相差几百字节）。
     """
@@ -261,7 +264,7 @@ def attention_cost(ns=(128, 256, 512, 1024, 2048), d: int = 64, seed: int = 0) -
     for n in ns:
         Q, K, V = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
         result["score_matrix_bytes"].append(n * n * 4)
-        result["attention_flops"].append(4 * n * n * d)
+        result["attention_flops"].append(4 * n * n * d + 8 * n * d * d)
         result["rnn_flops"].append(4 * n * d * d)
         result["rnn_sequential_steps"].append(n)
         tracemalloc.start()

@@ -4,8 +4,9 @@
 """
 
 import numpy as np
+import torch
 
-from pretrained import analyze
+from pretrained import analyze, load_model, load_tokenizer, untrained_model
 
 IT_SENTENCE = "The animal didn't cross the street because it was too tired"
 # 对照句：只改最后一个词，"it" 就指 street 了
@@ -160,18 +161,37 @@ SENSE_SETS = {
 MIXING_INIT_STD = 0.1  # 随机编码器的初始化标准差：比 BERT 的 0.02 大，随机层才真正混进上下文
 
 
+@torch.no_grad()
+def last_layer_states(sentences: list[str], model=None) -> list[np.ndarray]:
+    """每句话最后一层的隐状态 (n, d)。一样长的句子放进同一批前向（不需要填充，结果与逐句
+    前向相同，只差浮点舍入）。"""
+    tokenizer, model = load_tokenizer(), model or load_model()
+    ids = [tokenizer.encode(s) for s in sentences]
+    states: list[np.ndarray | None] = [None] * len(sentences)
+    for n in sorted({len(i) for i in ids}):
+        rows = [k for k, i in enumerate(ids) if len(i) == n]
+        hidden = model(torch.tensor([ids[k] for k in rows]))[0][-1].numpy()  # (batch, n, d)
+        for k, h in zip(rows, hidden, strict=True):
+            states[k] = h
+    return states
+
+
 def sense_gaps(model=None, sets: dict = SENSE_SETS) -> dict:
     """最后一层：同一个词在四句话里的表示，两两余弦相似度。
 
     返回 {词: {"gap"：同词义两对的平均 − 跨词义四对的平均（> 0 = 按词义分开），
                "mean_similarity"：六对的平均（接近 1 = 几乎没混进上下文）}}
     """
+    tokenizer = load_tokenizer()
+    sentences = [s for first, second in sets.values() for s in (*first, *second)]
+    states = iter(last_layer_states(sentences, model))
     result = {}
     for word, (first, second) in sets.items():
-        runs = [analyze(s, model) for s in (*first, *second)]
-        pos = runs[0].tokens.index(word)
-        assert all(r.tokens[pos] == word for r in runs)  # 同一个词、同一个位置
-        unit = [r.hidden_states[-1, pos] / np.linalg.norm(r.hidden_states[-1, pos]) for r in runs]
+        tokens = [tokenizer.tokenize(s) for s in (*first, *second)]
+        pos = tokens[0].index(word)
+        assert all(t[pos] == word for t in tokens)  # 同一个词、同一个位置
+        vectors = [next(states)[pos] for _ in tokens]  # tokens 里含句首的 [CLS]
+        unit = [v / np.linalg.norm(v) for v in vectors]
         sim = np.array([[float(a @ b) for b in unit] for a in unit])
         within = (sim[0, 1] + sim[2, 3]) / 2
         across = float(sim[:2, 2:].mean())
@@ -180,6 +200,27 @@ def sense_gaps(model=None, sets: dict = SENSE_SETS) -> dict:
             "mean_similarity": float(sim[np.triu_indices(4, 1)].mean()),
         }
     return result
+
+
+def sense_against_random(seeds, init_std: float = MIXING_INIT_STD, sets: dict = SENSE_SETS) -> dict:
+    """训练后的模型 vs 一组随机编码器（每个种子一个，untrained_model(seed, init_std)）。
+
+    每个词：训练后的差值超过了多少比例的随机编码器在同一个词上的差值。一次只看几个随机编码器
+    时「超过全部随机结果」很容易碰巧成立；抽得越多，比例越稳定。
+    返回 {"seeds": [...], "trained": sense_gaps(), "random": [每个种子的 sense_gaps],
+          "fraction": {词: 超过的比例}}
+    """
+    seeds = list(seeds)
+    trained = sense_gaps(sets=sets)
+    random, model = [], None
+    for seed in seeds:  # 同一个模型对象，每个种子就地重新抽取编码器
+        model = untrained_model(seed=seed, init_std=init_std, reuse=model)
+        random.append(sense_gaps(model, sets))
+    fraction = {
+        word: sum(trained[word]["gap"] > r[word]["gap"] for r in random) / len(random)
+        for word in trained
+    }
+    return {"seeds": seeds, "trained": trained, "random": random, "fraction": fraction}
 
 
 # 同一句话换最后一个词：前 6 个 it 指 animal，后 6 个 it 指 street（都是一个 WordPiece）

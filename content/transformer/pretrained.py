@@ -216,17 +216,22 @@ def load_model() -> MiniLM:
 
 
 @torch.no_grad()
-def untrained_model(seed: int = 0, init_std: float | None = None) -> MiniLM:
+def untrained_model(
+    seed: int = 0, init_std: float | None = None, reuse: MiniLM | None = None
+) -> MiniLM:
     """同形状、未训练的对照：编码器各层按 BERT 的初始化方式重新抽取
     （权重 ~ N(0, init_std)，默认 init_std = config 的 initializer_range；偏置 0，
     LayerNorm γ=1、β=0）；嵌入层沿用训练好的，所以第 0 层的输入与真实模型完全相同。
-    init_std 取得比 BERT 大时，随机的注意力与 FFN 才会真正把上下文混进每个位置。"""
+    init_std 取得比 BERT 大时，随机的注意力与 FFN 才会真正把上下文混进每个位置。
+    reuse：传入上一次 untrained_model 的结果，就地重新抽取编码器（结果与新建的相同，省去构建）。"""
     config = json.loads((model_dir() / "config.json").read_text())
     gen = torch.Generator().manual_seed(seed)
-    model = MiniLM(config)
-    trained = load_model().state_dict()
-    embeddings = {k: v for k, v in trained.items() if not k.startswith("encoder.")}
-    model.load_state_dict(embeddings, strict=False)
+    model = reuse
+    if model is None:
+        model = MiniLM(config)
+        trained = load_model().state_dict()
+        embeddings = {k: v for k, v in trained.items() if not k.startswith("encoder.")}
+        model.load_state_dict(embeddings, strict=False)
     for module in model.encoder.modules():
         if isinstance(module, nn.Linear):
             std = config["initializer_range"] if init_std is None else init_std

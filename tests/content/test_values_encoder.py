@@ -265,6 +265,9 @@ def last_layer_sense_gaps(tokenizer, model) -> dict[str, tuple[float, float]]:
     return result
 
 
+INDEPENDENT_DRAWS = 20
+
+
 def random_bert(bert, init_std: float, seed: int):
     """transformers' own BertModel of MiniLM's shape, its own initialisation at `init_std`,
     the trained embeddings copied in (a different random draw from the lesson's)."""
@@ -288,24 +291,33 @@ def test_a_random_encoder_that_mixes_context_is_a_control_that_could_fail(
 
     tokenizer, model = bert
     trained = last_layer_sense_gaps(tokenizer, model)
-    shown = dict(re.findall(r"(\w+) ([+-]\d\.\d{3}) [是否]", lesson.output("enc-sense-table")))
+    rows = re.findall(r"(\w+) ([+-]\d\.\d{3}) (\d+)%", lesson.output("enc-sense-table"))
+    shown = {word: float(gap) for word, gap, _ in rows}
+    shown_beats = {word: int(percent) / 100 for word, _, percent in rows}
     assert set(shown) == set(trained)
     for word, (gap, _) in trained.items():
-        assert float(shown[word]) == rounded(gap, 3, 1e-4)
+        assert shown[word] == rounded(gap, 3, 1e-4)
+    assert lesson.number("len(random_seeds)") >= 40  # the issue's floor: at least 40 draws
     # at BERT's scale a random encoder mixes almost nothing: a gap near 0 is guaranteed
     assert min(m for _, m in last_layer_sense_gaps(tokenizer, untrained_bert).values()) > 0.98
-    # at the larger scale it does mix (similarities ≈ 0.8); its gaps are what chance gives
+    # at the larger scale it does mix (similarities ≈ 0.8); its gaps are what chance gives.
+    # Independent random draws (transformers' own initialisation, other seeds): the fraction
+    # of them each word's trained gap exceeds is a sample of what the slide reports
     mixing = [
-        last_layer_sense_gaps(tokenizer, random_bert(bert, MIXING_INIT_STD, s)) for s in (0, 1)
+        last_layer_sense_gaps(tokenizer, random_bert(bert, MIXING_INIT_STD, s))
+        for s in range(INDEPENDENT_DRAWS)
     ]
-    random_gaps = [g for run in mixing for g, _ in run.values()]
     assert max(m for run in mixing for _, m in run.values()) < 0.9
-    assert max(abs(g) for g in random_gaps) < 0.1
-    # the words the lesson calls separated lie above these independent random draws too
+    beats = {w: sum(trained[w][0] > run[w][0] for run in mixing) / len(mixing) for w in trained}
+    for word in trained:  # two samples of one fraction: 40 and 20 draws, well within 0.35
+        assert abs(beats[word] - shown_beats[word]) < 0.35, (word, beats, shown_beats)
+    # the words the lesson calls separated beat most of these draws too, the others do not all
     separated = lesson.inline('"、".join(separated)').split("、")
     assert 2 <= len(separated) < len(trained)
-    assert all(trained[w][0] > max(random_gaps) for w in separated)
-    assert all(trained[w][0] < 0.07 for w in set(trained) - set(separated))
+    assert all(shown_beats[w] >= 0.9 for w in separated)
+    assert all(shown_beats[w] < 0.9 for w in set(trained) - set(separated))
+    assert all(beats[w] >= 0.7 for w in separated)
+    assert min(beats.values()) < 0.8
 
 
 # ---------- experiments: a second forward pass on the same weights ----------
@@ -405,12 +417,13 @@ def measure_at_init(residual: bool, seed: int) -> dict[str, list[float]]:
 
 
 def test_collapse_makes_the_attention_pattern_gradients_vanish(lesson: Built):
-    runs = [{r: measure_at_init(r, seed) for r in (True, False)} for seed in (0, 1, 2)]
-    # the same collapse in every seed: from layer 3 on the positions are one vector
-    collapsed_from = 1 + min(
-        i for i in range(6) if all(run[False]["spread"][i] < 1e-5 for run in runs)
-    )
+    seeds = range(10)  # the slide's seeds: one forward and backward each
+    runs = [{r: measure_at_init(r, seed) for r in (True, False)} for seed in seeds]
+    # every seed collapses within three layers; the slide states the layer from which all have
+    per_seed = [next(i + 1 for i in range(6) if run[False]["spread"][i] < 1e-5) for run in runs]
+    collapsed_from = max(per_seed)
     assert collapsed_from == lesson.number("collapsed_from") <= 3
+    assert lesson.number("len(init_seeds)") == len(seeds)
     deep = range(collapsed_from - 1, 6)
     qk_without = [run[False]["qk"][i] for run in runs for i in deep]
     qk_with = [run[True]["qk"][i] for run in runs for i in deep]
@@ -418,7 +431,7 @@ def test_collapse_makes_the_attention_pattern_gradients_vanish(lesson: Built):
         b / a for run in runs for a, b in zip(run[True]["vo"], run[False]["vo"], strict=True)
     ]
     assert max(qk_without) < 1e-5 < 1e-3 < min(qk_with)  # the pattern's gradients vanish
-    assert min(vo_ratio) >= 1  # the value/output gradients do not
+    assert min(vo_ratio) > 0.1  # the value/output gradients do not vanish (same magnitude)
     # without residuals the Q/K gradients are rounding noise: both implementations agree on
     # the order of magnitude only; with residuals they agree to the digit shown
     assert max(qk_without) < 1e-5 and lesson.number('f"{max(qk_without):.0e}"') < 1e-5

@@ -277,23 +277,33 @@ def test_ablation_numbers_match_own_evaluation(lesson: Built, ablations):
 
 def test_more_heads_share_the_load_but_are_not_redundant(lesson: Built, ablation_seeds):
     """With 4 heads one head carries a relation; with 8 the largest single-head drop is smaller
-    in every seed, but still tens of points: the load is spread, not redundant."""
+    in every seed, but still tens of points: the load is spread, not redundant. The criteria are
+    those of the slide's claims (content/transformer/claims.py), recomputed here."""
+    threshold = 0.05
+    side_effects = []
     for four, eight in zip(*(ablation_seeds[h] for h in (4, 8)), strict=True):
-        assert min(four["full"]) >= 0.95 and min(eight["full"]) >= 0.95
-        for j in range(3):  # 4 heads: each relation has a head whose removal hurts only it
+        assert min(four["full"]) >= 0.9 and min(eight["full"]) >= 0.9
+        for j in range(3):  # 4 heads: each relation has a head whose removal hurts it most
             owner = int(four["drop"][:, j].argmax())
-            assert four["drop"][owner, j] >= 0.1
-            assert np.delete(four["drop"][owner], j).max() <= 0.05
+            assert four["drop"][owner, j] >= 0.2
+            side_effects.append(np.delete(four["drop"][owner], j).max() / four["drop"][owner, j])
         assert 0.2 < eight["drop"].max() < four["drop"].max()
+    assert max(side_effects) < 1 / 3
+    shown_side = float(lesson.inline('f"{side_effect:.0%}"', S).rstrip("%"))
+    assert abs(shown_side - 100 * max(side_effects)) <= 0.5 + 1e-6
     narrow = [100 * run["drop"].max() for run in ablation_seeds[4]]
     wide = [100 * run["drop"].max() for run in ablation_seeds[8]]
-    idle = [int((run["drop"].max(axis=1) < 0.05).sum()) for run in ablation_seeds[8]]
+    idle = [int((run["drop"].max(axis=1) < threshold).sum()) for run in ablation_seeds[8]]
+    shared = [int(n) for run in ablation_seeds[8] for n in (run["drop"] >= threshold).sum(axis=0)]
+    assert min(idle) >= 1 and max(shared) >= 2
     for expr, values in (("points(narrow_max)", narrow), ("points(wide_max)", wide)):
         shown = [float(v) for v in lesson.inline(expr, S).split("–")]
         assert min(shown) == rounded(min(values), 0, 0.01)
         assert max(shown) == rounded(max(values), 0, 0.01)
-    assert lesson.number("min(wide_idle)", S) == min(idle)
-    assert lesson.number("max(wide_idle)", S) == max(idle)
+    for expr, counts in (("count_range(wide_idle)", idle), ("count_range(wide_sharers)", shared)):
+        shown = [int(v) for v in lesson.inline(expr, S).split("–")]
+        assert (min(shown), max(shown)) == (min(counts), max(counts)), expr
+    assert lesson.number('f"{100 * threshold:.0f}"', S) == 100 * threshold
     first4, first8 = ablation_seeds[4][0]["drop"], ablation_seeds[8][0]["drop"]
     assert lesson.number('f"{100 * drop.max():.0f}"', S) == rounded(100 * first4.max(), 0, 0.01)
     assert lesson.number('f"{100 * drop_wide.max():.0f}"', S) == rounded(
