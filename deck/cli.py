@@ -64,6 +64,30 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="sections executed in parallel (default: CPU count)",
     )
+    p.add_argument(
+        "--compare",
+        type=Path,
+        metavar="OLD",
+        help="after the build, list each shown value (inline value, cell output, quiz choices "
+        "and answer) that differs from OLD, an earlier build's values.json (or its folder; "
+        "dist/LESSON/values.json itself works: it is read before the build): its slide, "
+        "file:line, expression and old → new, values in one build only as added or removed, "
+        "under a line naming both build hosts. One lesson only. A report on stdout: the exit "
+        "status is 0 whether or not values changed",
+    )
+    p.add_argument(
+        "--compare-rtol",
+        type=float,
+        metavar="R",
+        help="with --compare: numbers in a shown value within relative tolerance R of the old "
+        "ones (math.isclose) count as unchanged (default 0: any change to the text shown)",
+    )
+    p.add_argument(
+        "--compare-atol",
+        type=float,
+        metavar="A",
+        help="with --compare: numbers within absolute tolerance A count as unchanged (default 0)",
+    )
     level = p.add_mutually_exclusive_group()
     level.add_argument("-q", "--quiet", action="store_true", help="only print errors")
     level.add_argument("-v", "--verbose", action="store_true", help="show cell stderr")
@@ -100,6 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
+    tolerances = {"--compare-rtol": args.compare_rtol, "--compare-atol": args.compare_atol}
+    for flag, value in tolerances.items():
+        if value is not None and args.compare is None:
+            p.error(f"{flag} needs --compare")
+        if value is not None and not 0 <= value < float("inf"):
+            p.error(f"{flag} must be a number of 0 or more, not {value}")
+    if args.compare is not None and args.serve:
+        p.error("--compare reports on one build: not with --serve")
     outputs = None
     if args.to is not None:
         try:
@@ -128,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"no lesson folder {', '.join(str(path) for path in missing)}")
     if not sources:
         p.error(f"no lessons in {args.content}")
+    if args.compare is not None and len(sources) != 1:
+        p.error("--compare compares the build of one lesson: name one LESSON")
     names = [str(s.path) if not s.in_content else s.name for s in sources]
 
     display = ProgressDisplay(sys.stderr, quiet=args.quiet)
@@ -145,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
         single_file=args.single_file,
         outputs=outputs,
         lint=os.environ.get("DECK_LAYOUT_CHECK", "1") != "0",  # (off in the engine's tests)
+        compare=args.compare,
+        compare_rtol=args.compare_rtol or 0.0,
+        compare_atol=args.compare_atol or 0.0,
     )
     if args.serve:
         from deck.preview.serve import ServeError, parse_port, serve
@@ -169,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         with display:
-            build(names, options, display)
+            report = build(names, options, display)
     except UsageError as exc:
         print(f"build.py: error: {exc}", file=sys.stderr)
         return 2
@@ -191,4 +228,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {type(exc).__name__}: {exc} (-v shows the traceback)", file=sys.stderr)
         print(f"build failed; {KEPT}", file=sys.stderr)
         return 1
+    for line in (line for lesson in report.reports for line in lesson.compared):
+        print(line)  # --compare: a report, whatever it found (the exit status stays 0)
     return 0

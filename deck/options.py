@@ -37,6 +37,11 @@ class Options:
     # the headless layout check when no PDF is printed (build.py sets it: $DECK_LAYOUT_CHECK=0
     # turns it off; `--serve` leaves it to the page it shows)
     lint: bool = False
+    # `--compare OLD`: after the build, the shown values that differ from an earlier build's
+    # values.json (deck.publish.compare), numbers within these tolerances counting as equal
+    compare: Path | None = None
+    compare_rtol: float = 0.0
+    compare_atol: float = 0.0
 
     def wants(self, output: str, chosen: tuple[str, ...] | None = None) -> bool:
         """Whether `output` is made: `--to` first, else the lesson's `outputs:` (`chosen`),
@@ -84,6 +89,7 @@ class LessonReport:
     published: bool = False  # dist/<lesson> was replaced by this build
     slides: int = 0
     seconds: dict[str, float] = field(default_factory=dict)  # stage → wall time
+    compared: tuple[str, ...] = ()  # `--compare`: the report's lines (deck.publish.compare)
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,28 @@ __all__ = ["BuildReport", "Options", "UsageError", "build", "check_paths"]
 
 def build(names: list[str], options: Options, progress: Progress | None = None) -> BuildReport:
     """Build each lesson or `.qmd` of `names`; raises DeckError (the author's problems),
-    UsageError, LockTimeout, or whatever broke outside the lesson."""
+    UsageError, LockTimeout, or whatever broke outside the lesson. With `options.compare`
+    (one lesson only), the earlier values.json is read and checked before anything is built,
+    and the lesson's report holds the comparison of the build's values with it."""
     progress = progress or LogOnly()
     sources = sources_for(names, options.content)
     check_paths(sources, options)
+    if options.compare is None:
+        return _build_all(sources, options, progress)
+    from deck.publish.compare import compare, load_values
+
+    if len(sources) != 1:
+        raise UsageError("--compare compares the build of one lesson: name one LESSON")
+    earlier = load_values(options.compare)  # before the build: it may replace that very file
+    report = _build_all(sources, options, progress)
+    (lesson,) = report.reports
+    now = load_values(options.out / sources[0].name / "values.json")
+    found = compare(earlier, now, options.compare_rtol, options.compare_atol)
+    lines = tuple(found.lines(str(options.compare)))
+    return BuildReport((replace(lesson, compared=lines),))
+
+
+def _build_all(sources: list[Source], options: Options, progress: Progress) -> BuildReport:
     if not options.wants("course"):
         return BuildReport(tuple(build_lesson(source, options, progress) for source in sources))
     from deck.publish.course import lesson_folders
