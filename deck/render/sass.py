@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -66,17 +67,28 @@ html.deck-theme-custom .reveal ::selection { background: $selection-bg; }
 """
 
 
-def sections(text: str) -> dict[str, str]:
-    """A Quarto `.scss` cut at its `/*-- scss:… --*/` lines (text before the first: rules)."""
-    found: dict[str, str] = {}
+def sections(text: str) -> list[tuple[str, int, str]]:
+    """A Quarto `.scss` cut at its `/*-- scss:… --*/` lines (text before the first: rules), as
+    (section, line its text starts at, text)."""
     marks = list(SECTION.finditer(text))
     if not marks:
-        return {"rules": text}
-    found["rules"] = text[: marks[0].start()]
+        return [("rules", 1, text)]
+    found = [("rules", 1, text[: marks[0].start()])]
     for k, m in enumerate(marks):
         end = marks[k + 1].start() if k + 1 < len(marks) else len(text)
-        found[m.group(1)] = found.get(m.group(1), "") + text[m.end() : end]
+        found.append((m.group(1), text.count("\n", 0, m.end()) + 1, text[m.end() : end]))
     return found
+
+
+def decoded(data: bytes, shown: str) -> str | Diagnostic:
+    """A theme file's text (UTF-8, a byte-order mark allowed), or the error at the line of its
+    first byte that is not UTF-8 (`shown`: its path as messages name it)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        message = f"not UTF-8 (byte {data[exc.start : exc.end].hex(' ')}): save the file as UTF-8"
+        return Diagnostic(Loc(shown, line), "encoding", message)
 
 
 def web_import_note(url: str) -> str | None:
@@ -108,33 +120,43 @@ def web_fonts(files: tuple[str, ...], folder: Path) -> list[str]:
     return found
 
 
+Piece = tuple[str | None, int, str]  # (the author's file, or None for the engine's; line; text)
+
+
 def compile_theme(
     files: tuple[str, ...], folder: Path, loc: Loc, cache: Path | None
 ) -> tuple[str | None, list[Diagnostic]]:
-    """The CSS of the author's theme files over the deck, or None with the errors."""
+    """The CSS of the author's theme files over the deck, or None with the errors (each at its
+    file's line: `loc` is the folder as messages name it)."""
     problems: list[Diagnostic] = []
-    parts: dict[str, str] = {"functions": "", "mixins": "", "defaults": "", "rules": ""}
+    parts: dict[str, list[Piece]] = {"functions": [], "mixins": [], "defaults": [], "rules": []}
     css = ""
     for name in files:
-        text = (folder / name).read_text("utf-8")
+        text = decoded((folder / name).read_bytes(), str(Path(loc.path) / name))
+        if isinstance(text, Diagnostic):
+            problems.append(text)
+            continue
         for m in WEB_IMPORT.finditer(text):
             at = Loc(str(Path(loc.path) / name), text.count("\n", 0, m.start()) + 1)
             message = web_import_note(m.group(1))
             if message:
                 problems.append(Diagnostic(at, "theme", message, "warning"))
-        text = WEB_IMPORT.sub("", text)
+        text = WEB_IMPORT.sub(lambda m: "\n" * m.group(0).count("\n"), text)  # lines kept
         if name.lower().endswith(".css"):
             css += text + "\n"
             continue
-        for key, value in sections(text).items():
-            parts[key] = parts.get(key, "") + value + "\n"
-    scss = (
-        parts["functions"] + parts["mixins"] + parts["defaults"] + DEFAULTS + RULES + parts["rules"]
-    )
+        for key, line, value in sections(text):
+            parts.setdefault(key, []).append((name, line, value))
+    if any(p.severity == "error" for p in problems):
+        return None, problems
+    pieces = [*parts["functions"], *parts["mixins"], *parts["defaults"]]
+    pieces += [(None, 1, DEFAULTS), (None, 1, RULES), *parts["rules"]]
+    scss = "".join(text + "\n" for _, _, text in pieces)
     # sass may `@import` any partial from the folder: every one of them is in the key
     partials = sorted(p for p in folder.rglob("*.s[ac]ss") if p.is_file())
     imported = [[str(p.relative_to(folder)), p.read_text("utf-8", "replace")] for p in partials]
-    key = hashlib.sha256(json.dumps([scss, css, imported, sass_version()]).encode()).hexdigest()
+    inputs = [scss, css, imported, sass_version(), "contained"]  # (imports kept in the folder)
+    key = hashlib.sha256(json.dumps(inputs).encode()).hexdigest()
     stored = _cached(cache, key)
     if stored is not None:
         return stored + css, problems
@@ -146,7 +168,7 @@ def compile_theme(
         return None, problems
     proc = subprocess.run(
         [node, str(SCRIPT), str(NODE_MODULES / "sass")],
-        input=json.dumps({"scss": scss, "loadPaths": [str(folder)]}),
+        input=json.dumps({"scss": scss, "root": str(folder)}),
         capture_output=True,
         text=True,
         timeout=120,
@@ -156,12 +178,49 @@ def compile_theme(
         result = json.loads(proc.stdout)
     except ValueError:
         result = {"error": proc.stderr.strip() or "dart-sass failed"}
-    if "error" in result:
-        message = f"theme {', '.join(files)}: dart-sass: {result['error']}"
-        problems.append(Diagnostic(loc, "theme", message))
+    if "css" not in result:
+        problems.append(failure(result, pieces, folder, loc))
         return None, problems
     _store(cache, key, result["css"])
     return result["css"] + css, problems
+
+
+def failure(result: dict, pieces: list[Piece], folder: Path, loc: Loc) -> Diagnostic:
+    """sass_compile.cjs's error as a diagnostic at the author's file and line: the file it
+    names (a partial imported from the folder), else the theme file whose piece of the text
+    compiled holds the line."""
+
+    def shown(path: str) -> str:
+        return str(Path(loc.path) / os.path.relpath(path, folder.resolve()))
+
+    if result.get("encoding"):
+        path = Path(result["encoding"])
+        text = decoded(path.read_bytes(), shown(str(path)))
+        if isinstance(text, Diagnostic):
+            return text
+    line = int(result.get("line") or 0)
+    if result.get("file"):
+        at = Loc(shown(result["file"]), max(line, 1))
+    else:
+        named = next((n for n, _, _ in pieces if n), None)
+        fallback = Loc(str(Path(loc.path) / named), 1) if named else loc  # the engine's text
+        at, start = fallback, 1
+        for name, first, text in pieces:  # the piece holding the line (the last, at the end)
+            if start <= line:
+                local = min(line - start, max(len(text.splitlines()), 1) - 1)
+                at = Loc(str(Path(loc.path) / name), first + local) if name else fallback
+            start += text.count("\n") + 1
+    written = f"`{result['text']}`" if result.get("text") else ""
+    if result.get("outside"):
+        quoted = re.search(r"[\"']([^\"']*)[\"']", str(result.get("text") or ""))
+        url = quoted.group(1) if quoted else str(result.get("text") or "")
+        message = (
+            f"import `{url}` loads `{result['outside']}`, outside the project folder {folder}: a "
+            "theme imports only files inside it (copy the file into the folder)"
+        )
+        return Diagnostic(at, "path", message)
+    said = f"{result.get('error') or 'failed'}" + (f": {written}" if written else "")
+    return Diagnostic(at, "theme", f"dart-sass: {said}")
 
 
 def sass_version() -> str:
