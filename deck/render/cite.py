@@ -16,9 +16,10 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
-from deck.errors import Diagnostic, Loc
+from deck.errors import DeckError, Diagnostic, Loc
 from deck.model import CitationConfig
 from deck.render.crossref import _skipped
+from deck.source.folder import display_path
 from deck.store.files import write_atomic
 from deck.store.renders import RenderedSlide
 
@@ -28,6 +29,14 @@ BARE = re.compile(r"(?<![\w@.\\])@(" + KEY + r")(?:\s*\[([^\]]*)\])?")
 CROSSREF = ("fig-", "tbl-", "eq-", "sec-")
 REFS = re.compile(r'<div id="refs"[^>]*>\s*</div>')
 PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
+# How pandoc says it cannot read a bibliography or the style (it exits non-zero)
+READING = re.compile(r"Error reading bibliography file (.+?):[ \t]*$", re.M)
+PARSEC_AT = re.compile(r"^\(line (\d+), column (\d+)\):[ \t]*$", re.M)
+UTF8 = re.compile(r"UTF-8 decoding error in (.+?) at byte offset (\d+) \((\w+)\)")
+YAML_AT = re.compile(r"YAML parse exception at line (\d+), column (\d+)[,:]?")
+XML_AT = re.compile(r"CiteprocXMLError: (\d+):\d+ \(\d+\)-\S+ \(\d+\): (.*)", re.S)
+CSL_PARSE = re.compile(r"CiteprocParseError: (.*)", re.S)
+QUOTED = r'"((?:[^"\\]|\\.)*)"'  # a Haskell string literal
 
 
 def pandoc() -> str | None:
@@ -139,8 +148,9 @@ def run(
     problems = [
         line.removeprefix("[WARNING] ").strip() for line in proc.stderr.splitlines() if line.strip()
     ]
-    if proc.returncode != 0:
-        return [""] * len(written), "", problems or ["pandoc failed"]
+    if proc.returncode != 0:  # never a deck with its citations as written: an error
+        loc = config.loc or Loc(display_path(folder), 1)
+        raise DeckError([unreadable(proc.stderr, files, csl, loc)])
     body, _, refs = proc.stdout.partition('<div id="refs"')
     refs = refs[refs.find(">") + 1 : refs.rfind("</div>")] if refs else ""
     formatted = [m.group(1) for m in PARAGRAPH.finditer(body)]
@@ -150,6 +160,79 @@ def run(
     result = (formatted, refs.strip(), problems)
     _store(cache, key.hexdigest(), result)
     return result
+
+
+def unreadable(stderr: str, files: list[Path], csl: Path | None, loc: Loc) -> Diagnostic:
+    """Pandoc's error reading a bibliography or the style, in one line at that file's line (the
+    line pandoc names, else 1); `loc` (where `bibliography` is written) when it names none."""
+    text = stderr.strip()
+    named = {str(p): p for p in [*files, *([csl] if csl else [])]}
+
+    def at(path: Path | None, line: int, message: str, code: str = "citation") -> Diagnostic:
+        return Diagnostic(Loc(display_path(path), max(line, 1)) if path else loc, code, message)
+
+    if m := UTF8.search(text):
+        path = named.get(m.group(1))
+        line = path.read_bytes().count(b"\n", 0, int(m.group(2))) + 1 if path else 1
+        return at(path, line, f"not UTF-8 (byte {m.group(3)}): save the file as UTF-8", "encoding")
+    if m := XML_AT.search(text):
+        return at(csl, int(m.group(1)), f"not a CSL style: malformed XML: {_unhaskell(m.group(2))}")
+    if m := CSL_PARSE.search(text):
+        return at(csl, 1, f"not a CSL style: {_one_line(m.group(1))}")
+    if m := YAML_AT.search(text):  # 0-based lines; the file is not named
+        yamls = [p for p in files if p.suffix.lower() in (".yaml", ".yml")] or files
+        path = next((p for p in yamls if not _reads_as_yaml(p)), yamls[0])
+        said = f"{_one_line(text[m.end() :])} (column {int(m.group(2)) + 1})"
+        return at(path, int(m.group(1)) + 1, f"Pandoc cannot read this YAML bibliography: {said}")
+    if m := READING.search(text):
+        path, rest = named.get(m.group(1)), text[m.end() :]
+        if p := PARSEC_AT.search(rest):  # BibTeX
+            said = f"{_one_line(rest[p.end() :])} (column {p.group(2)})"
+            return at(path, int(p.group(1)), f"Pandoc cannot read this bibliography: {said}")
+        said = _one_line(rest)  # CSL JSON: the line of the input pandoc quotes as not read
+        return at(path, _json_line(path, rest), f"Pandoc cannot read this bibliography: {said}")
+    path = next((p for name, p in named.items() if name in text), None)
+    return at(path, 1, f"pandoc cannot format the citations: {_one_line(text) or 'it failed'}")
+
+
+def _one_line(text: str) -> str:
+    said = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+    return said if len(said) <= 300 else said[:299] + "…"
+
+
+def _unhaskell(text: str) -> str:
+    """An XML error of citeproc's as readable text: its `Name {…}` and events as XML, cut
+    where a Haskell value would still show."""
+    text = re.sub(r'Name \{nameLocalName = "([^"]*)"[^}]*\}', r"<\1>", text)
+    text = re.sub(r"EventEndElement \(<([^>]*)>\)", r"</\1>", text)
+    text = re.sub(r"EventBeginElement \(<([^>]*)>\)", r"<\1>", text)
+    text = re.sub(r"EventContent \(Content\w+ " + QUOTED + r"\)", r'text "\1"', text)
+    text = _one_line(text)
+    cut = re.search(r"[{}\[\]]| = |\b(?:Event|Content)[A-Z]\w*|\bJust\b|\bNothing\b", text)
+    return (text[: cut.start()].rstrip(" :,(") if cut else text) or "not well-formed"
+
+
+def _json_line(path: Path | None, said: str) -> int:
+    """The line of the input pandoc quotes as `Unexpected "…"` (the rest it could not read)."""
+    m = re.search(r"Unexpected " + QUOTED, said)
+    if path is None or m is None or set(re.findall(r"\\(.)", m.group(1))) - set('nt"\\'):
+        return 1  # (no quote, or one with escapes not worth decoding)
+    rest = re.sub(r"\\(.)", lambda e: {"n": "\n", "t": "\t"}.get(e[1], e[1]), m.group(1))
+    text = path.read_text("utf-8", "replace")
+    if not rest or (text.count(rest) != 1 and not text.endswith(rest)):
+        return 1
+    at = len(text) - len(rest) if text.endswith(rest) else text.find(rest)
+    return text.count("\n", 0, at) + 1
+
+
+def _reads_as_yaml(path: Path) -> bool:
+    import yaml  # noqa: PLC0415 - only a broken bibliography needs it
+
+    try:
+        yaml.safe_load(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return True
 
 
 def _cached(cache: Path | None, key: str) -> tuple[list[str], str, list[str]] | None:
