@@ -4,7 +4,8 @@ the `bibliography` (BibTeX, CSL-JSON or YAML) in the `csl` style, with the refer
 `::: {#refs}` block stands, else at the end of the last slide, as Quarto places them.
 
 It runs on the whole deck's HTML after cross-references (`@fig-…` are theirs). One pandoc run
-formats every citation of the deck; its result is cached by what went in.
+formats every citation of the deck; its result is cached by what went in. A bibliography or
+style it cannot read is an error at that file's line: the deck is not published.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ turn Quarto's theme variables (`$body-bg`, `$link-color`, `$presentation-heading
 the deck's styles, then the author's `scss:rules`. A font imported from the web cannot load
 offline: the import is dropped; its fonts ship with the deck where this machine or a font
 package has them (`deck.render.themefonts`), else a warning names what stands in. Results are
-cached by what went in.
+cached by what went in. Its `@import`/`@use` load only files inside the project folder (the
+importer of `sass_compile.cjs`), and every error is at the author's file and line.
 """
 
 from __future__ import annotations
