@@ -11,7 +11,7 @@ import difflib
 import re
 
 from deck.errors import Diagnostic
-from deck.model import Cell, Lesson
+from deck.model import Cell, Lesson, Section
 
 UNDEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
 
@@ -41,14 +41,17 @@ def bound_names(code: str) -> set[str]:
     return found
 
 
-def other_section_hint(lesson: Lesson, problem: Diagnostic) -> Diagnostic:
-    """The problem, with where another section binds the undefined name (if one does)."""
+def other_section_hint(
+    lesson: Lesson, problem: Diagnostic, own: Section | None = None
+) -> Diagnostic:
+    """The problem (of the section `own`, else of the section at its path), with where
+    another section binds the undefined name (if one does)."""
     m = UNDEFINED.search(problem.message)
     if not m or len(lesson.sections) < 2:
         return problem
     name = m.group(1)
     for section in lesson.sections:
-        if section.rel == problem.loc.path:
+        if section.name == own.name if own else section.rel == problem.loc.path:
             continue
         cell: Cell
         for cell in section.cells():

@@ -23,6 +23,7 @@ from typing import Any
 from deck.errors import Diagnostic
 from deck.execute.hints import other_section_hint
 from deck.execute.job import CellJob, InlineJob, JobSpec
+from deck.execute.places import Places
 from deck.execute.supervise import (
     STARTUP_LIMIT,
     Ended,
@@ -33,7 +34,7 @@ from deck.execute.supervise import (
     signal_words,
     stop_all,
 )
-from deck.model import Lesson, Loc, Section, SectionResult
+from deck.model import Lesson, Section, SectionResult
 from deck.store.sections import staging_name
 
 
@@ -199,7 +200,8 @@ def _outcome(
     job: Job, ended: Ended, result_file: Path, log_file: Path, verbose: bool = False
 ) -> dict[str, Any] | Diagnostic:
     step = ended.step
-    loc = Loc(job.section.rel, step.line)
+    places = Places(job.section)
+    loc = places.step(step.kind, step.index, step.line)
     if ended.timed_out:
         if step.kind == "cell":
             message = (
@@ -222,12 +224,12 @@ def _outcome(
             data = None
     if isinstance(data, dict) and "error" in data:
         err = data["error"]
-        message = err["message"]
-        if verbose and err.get("traceback"):  # `-v`: every frame, at its .md or .py line
-            message += "\n" + "\n".join(f"    {line}" for line in err["traceback"])
-        return Diagnostic(Loc(err["path"], err["line"]), err["code"], message)
+        at, message, frames = places.error(err, step.kind, step.index)
+        if verbose and frames:  # `-v`: every frame, at its .md or .py line
+            message += "\n" + "\n".join(f"    {line}" for line in frames)
+        return Diagnostic(at, err["code"], message)
     if isinstance(data, dict):
-        return data
+        return places.result(data)
     if ended.returncode < 0:
         cause = signal_words(-ended.returncode)
     elif ended.returncode > 0:
@@ -267,7 +269,7 @@ def run_sections(
         t0 = time.perf_counter()
         outcome = run_section(lesson, job, verbose, on_progress, threads_per_worker(workers))
         if isinstance(outcome, Diagnostic):
-            outcome = other_section_hint(lesson, outcome)
+            outcome = other_section_hint(lesson, outcome, job.section)
         return outcome, time.perf_counter() - t0
 
     results: dict[str, SectionResult | Diagnostic] = {}

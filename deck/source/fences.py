@@ -184,7 +184,8 @@ class CodeReader:
         code = "\n".join(body[k:])
         if self.option(options, "eval", True) is False:
             return self.shown_code(start, code, options)
-        return Cell(code, options, self.loc(start), start + 2 + k)
+        # the line its code starts at, in the file it was written in (an included file's own)
+        return Cell(code, options, self.loc(start), self.loc(start + 1 + k).line)
 
     def option(self, options: dict[str, Any], key: str, default: Any) -> Any:
         """A cell's option, else the file's `execute:` default, else `default`."""

@@ -15,7 +15,7 @@ from deck.model import Lesson, LessonConfig, Loc, SectionSettings
 from deck.source.contain import escapes
 from deck.source.deckwide import dressed, read_includes
 from deck.source.lessonyml import find_project, lesson_settings
-from deck.source.prepass import Context, project_variables
+from deck.source.prepass import Context, decoded, display_path, project_variables
 from deck.source.scanner import Dialect, parse_section
 from deck.source.widgetkinds import load_widget_kinds
 
@@ -24,30 +24,20 @@ SECTION_FILE = re.compile(r"^\d+[-_].*\.md$")
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".qmd"}
 
 
-def display_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
 def read_text(path: Path) -> str | Diagnostic:
     """A source file's text (UTF-8, a byte-order mark allowed), or the error at the line of its
     first byte that is not UTF-8."""
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        bad = data[exc.start : exc.end].hex(" ")
-        message = f"not UTF-8 (byte {bad}): save the file as UTF-8"
-        return Diagnostic(Loc(display_path(path), line), "encoding", message)
+    return decoded(path.read_bytes(), display_path(path))
 
 
-def ignored_files(folder: Path) -> list[Diagnostic]:
+def ignored_files(folder: Path, read: set[Path]) -> list[Diagnostic]:
+    """A note for each file beside the sections that looks like lesson text but is not read
+    (neither a section file nor included by one: `read` holds those, resolved)."""
     notes = []
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() in MARKDOWN_SUFFIXES and not SECTION_FILE.match(path.name):
+            if path.resolve() in read:
+                continue
             message = f"{path.name} is not read: section files are named NN-name.md"
             notes.append(Diagnostic(Loc(display_path(path), 1), "lesson", message, "warning"))
     return notes
@@ -97,7 +87,6 @@ def load_lesson(folder: Path) -> Lesson:
         diagnostics.append(
             Diagnostic(Loc(display_path(folder), 1), "lesson", "no section files NN-name.md")
         )
-    diagnostics.extend(ignored_files(folder))
     widgets, problems = load_widget_kinds(folder, config.widgets)
     diagnostics.extend(problems)
     summaries = {kind.name: kind.summary for kind in widgets}
@@ -107,12 +96,15 @@ def load_lesson(folder: Path) -> Lesson:
     dialect = Dialect(widgets=widget_formats, meta=meta)
     context = Context(folder, meta, project_variables(folder, diagnostics))
     sections = []
+    included: list[Path] = []
     for path in files:
         text = read_text(path)
         if isinstance(text, Diagnostic):
             diagnostics.append(text)
             continue
-        section, problems = parse_section(path, display_path(path), text, dialect, context)
+        section, problems = parse_section(
+            path, display_path(path), text, dialect, context, included
+        )
         settings = SectionSettings(
             config.lang,
             incremental=config.slides.incremental,
@@ -125,6 +117,7 @@ def load_lesson(folder: Path) -> Lesson:
         if not section.slides and all(d.severity != "error" for d in problems):
             message = "the section has no slides: write one (`## Title`) or remove the file"
             diagnostics.append(Diagnostic(Loc(section.rel, 1), "lesson", message))
+    diagnostics.extend(ignored_files(folder, set(included)))
     sections = dressed(sections, config, values, locs, rel)
     if config.quiz.shuffle:
         plan = plan_answer_slots(sections, config.exec.seed)

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from deck.errors import Diagnostic, Loc
+from deck.source.config import yaml_error
 from deck.source.contain import CODE_SPAN, outside
 from deck.source.embed import EMBED_LINE, embed_lines
 from deck.source.shortcodes import SHORTCODES, Call, ShortcodeError, parse_args
@@ -51,21 +52,45 @@ class Context:
     environ: Callable[[str], str | None] = os.environ.get
 
 
+def display_path(path: Path) -> str:
+    """A path as messages show it: from the working folder, else as given."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def decoded(data: bytes, shown: str) -> str | Diagnostic:
+    """A source file's bytes as text (UTF-8, a byte-order mark allowed), or the error at the
+    line of its first byte that is not UTF-8 (`shown`: its path as messages name it)."""
+    data = data.removeprefix(b"\xef\xbb\xbf")  # (utf-8-sig's error positions would skip it)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start : exc.end].hex(" ")
+        message = f"not UTF-8 (byte {bad}): save the file as UTF-8"
+        return Diagnostic(Loc(shown, line), "encoding", message)
+
+
 def project_variables(folder: Path, diagnostics: list[Diagnostic]) -> dict[str, Any]:
     """`_variables.yml` in the folder (Quarto's `{{< var >}}` values), if there is one."""
     found = folder / VARIABLES
     if not found.is_file():
         return {}
-    rel = os.path.relpath(found) if not os.path.isabs(str(folder)) else str(found)
+    rel = display_path(found)
     try:
-        values = yaml.safe_load(found.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
+        text = decoded(found.read_bytes(), rel)
+    except OSError as e:
         diagnostics.append(Diagnostic(Loc(rel, 1), "config", f"cannot read: {e}"))
         return {}
+    if isinstance(text, Diagnostic):
+        diagnostics.append(text)
+        return {}
+    try:
+        values = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        diagnostics.append(Diagnostic(Loc(rel, line), "config", f"cannot read: {e}"))
+        diagnostics.append(yaml_error(e, rel))
         return {}
     return values if isinstance(values, dict) else {}
 
@@ -185,14 +210,17 @@ def _include(
             Diagnostic(loc, "path", f"include `{name}` includes itself ({len(chain)} files deep)")
         )
         return
+    rel = os.path.normpath(os.path.join(os.path.dirname(loc.path), name))  # as the file's
     try:
-        text = target.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        text = decoded(target.read_bytes(), rel)
+    except OSError as e:
         out.diagnostics.append(Diagnostic(loc, "path", f"include `{name}` cannot be read: {e}"))
         return
     if resolved not in out.files:
-        out.files.append(resolved)
-    rel = os.path.normpath(os.path.join(os.path.dirname(loc.path), name))  # as the file's
+        out.files.append(resolved)  # (read: a lesson says nothing of it as a file not read)
+    if isinstance(text, Diagnostic):  # at the included file's line of the bad byte
+        out.diagnostics.append(text)
+        return
     lines = text.replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()

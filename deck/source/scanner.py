@@ -341,17 +341,24 @@ class Scanner(CodeReader):
 
 
 def parse_section(
-    path: Path, rel: str, text: str, dialect: Dialect = LESSON, context: Context | None = None
+    path: Path,
+    rel: str,
+    text: str,
+    dialect: Dialect = LESSON,
+    context: Context | None = None,
+    included: list[Path] | None = None,
 ) -> tuple[Section, list[Diagnostic]]:
     """Section file text → its slides, and every problem found (errors and warnings).
 
     A section file has no front matter: a `---` in its first line starts an untitled slide, as
     it does after any blank line, so nothing at the top of a file is silently dropped. When the
     top looks like front matter, a warning says so. Comments are skipped and shortcodes
-    expanded first (`deck.source.prepass`).
+    expanded first (`deck.source.prepass`); the files it includes are added to `included`.
     """
     lines = text.replace("\r\n", "\n").split("\n")
     expanded = expand(lines, rel, path, context or Context(path.parent))
+    if included is not None:
+        included += expanded.files
     scanner = Scanner(rel, expanded.lines, dialect, origins=expanded.origins)
     scanner.diagnostics.extend(expanded.diagnostics)
     if front_matter_end(lines) is not None:
