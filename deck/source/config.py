@@ -295,11 +295,39 @@ def check_mapping(
 
 
 def yaml_error(exc: yaml.YAMLError, path: str, line: int = 1) -> Diagnostic:
-    """A YAML syntax error at its line of `path` (`line` when the parser gives none)."""
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    """A YAML syntax error at its line of `path` (`line` when the parser gives none).
+
+    A problem found where the text ends (a `[`, `{` or quote never closed) is marked by PyYAML
+    at the end of input, a line past the last when the text ends with a newline: it is
+    reported where what was left open began, else at the last line that holds anything."""
+    problem_mark = getattr(exc, "problem_mark", None)
+    context_mark = getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc)
-    at = Loc(path, mark.line + 1 if mark else line)
-    return Diagnostic(at, "config", f"not valid YAML: {problem}")
+    mark = problem_mark or context_mark
+    if mark is None:
+        return Diagnostic(Loc(path, line), "config", f"not valid YAML: {problem}")
+    at = mark.line + 1
+    if problem_mark is not None and _at_end(problem_mark):
+        if context_mark is not None:
+            at = context_mark.line + 1
+            what = re.sub(r"^while (parsing|scanning) ", "", getattr(exc, "context", "") or "")
+            if what:  # `[`, `{`, a quote…
+                problem = f"the YAML ends inside {what} that starts here ({problem})"
+        else:
+            at = min(at, _last_line(problem_mark.buffer) or at)
+    return Diagnostic(Loc(path, at), "config", f"not valid YAML: {problem}")
+
+
+def _at_end(mark: Any) -> bool:
+    """Whether PyYAML's mark stands at the end of the text (its reader ends it with NUL)."""
+    buffer = getattr(mark, "buffer", None)
+    return isinstance(buffer, str) and mark.pointer >= len(buffer.rstrip("\0"))
+
+
+def _last_line(buffer: str | None) -> int:
+    """The 1-based number of the text's last line that holds more than spaces (0: none)."""
+    lines = (buffer or "").rstrip("\0").split("\n")
+    return next((k + 1 for k in range(len(lines) - 1, -1, -1) if lines[k].strip()), 0)
 
 
 def parse_config(text: str, path: str) -> tuple[LessonConfig, dict[str, Any], list[Diagnostic]]:

@@ -37,7 +37,7 @@ def test_a_valid_file_gives_typed_values():
         ("exec:\n  memory: lots\n", "lesson.yml:2: error [config] `exec.memory: lots` must be"),
         ("date: 2020-13-01\n", "lesson.yml:1: error [config] `date: 2020-13-01`"),
         ("- a\n- b\n", "lesson.yml:1: error [config] the file must be a mapping"),
-        ("title: [unclosed\n", "lesson.yml:2: error [config] not valid YAML"),
+        ("title: [unclosed\n", "lesson.yml:1: error [config] not valid YAML"),
     ],
 )
 def test_bad_values_are_errors_at_their_line(text: str, expected: str):
