@@ -187,8 +187,10 @@ def output_paths(name: str, options: Options) -> list[Path]:
 
 def _fingerprint(options: Options) -> dict[str, object]:
     from deck.publish.printer import printer_key  # (light: no Playwright)
+    from deck.render.host import kernel_selectors  # (light)
 
     return {
+        "kernels": kernel_selectors(),  # another CPU or ATEN_CPU_CAPABILITY: the cells run again
         "pdf": options.pdf,
         "single_file": options.single_file,
         "lint": options.lint,

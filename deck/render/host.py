@@ -25,6 +25,35 @@ KERNEL_VARIABLES = (
 )
 
 
+def kernel_selectors() -> dict[str, str | None]:
+    """What chooses the math kernels before any cell runs, for the cache keys: a section, or a
+    no-change build, computed on another CPU or under another `ATEN_CPU_CAPABILITY` is not
+    reused. The CPU (its model and instruction-set flags, `/proc/cpuinfo`) and each of
+    KERNEL_VARIABLES as the build's environment sets it (the thread counts the worker picks
+    from `--jobs` when the user sets none are not among them: values.json's `kernels` says
+    which a section's run used)."""
+    import hashlib
+
+    cpu: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key in ("model name", "flags") and key not in cpu:
+                    cpu[key] = value.strip()
+                if len(cpu) == 2:
+                    break
+    except OSError:
+        pass
+    flags = " ".join(sorted(cpu.get("flags", "").split()))
+    return {
+        "cpu": cpu.get("model name") or platform.processor() or None,
+        "cpu_flags": hashlib.sha256(flags.encode()).hexdigest()[:16] if flags else None,
+        **{name: os.environ.get(name) for name in KERNEL_VARIABLES},
+    }
+
+
 def build_host() -> dict[str, Any]:
     """The machine the build runs on, for labelling timings as measured there (`values.json`
     records it under `"build_host"`): the CPU model (`/proc/cpuinfo`), its logical cores

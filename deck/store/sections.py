@@ -2,8 +2,9 @@
 
 The key covers what a section's code is: its cells and inline expressions exactly as written,
 the cell options that change what running produces, the lesson's Python modules, the seed and
-output limit, and the Python version. Prose, notes and line numbers are not in it, so editing
-them re-runs nothing.
+output limit, the Python version, and what chooses the math kernels (the CPU and the kernel
+variables, `deck.render.host.kernel_selectors`). Prose, notes and line numbers are not in it,
+so editing them re-runs nothing.
 
 What the code depended on is recorded while it ran (see `deck.execute.deps`) and checked on
 lookup (`deck.store.inputs`): the files it opened, listed or tested, the environment variables
@@ -21,6 +22,7 @@ import json
 import os
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,9 @@ def environment_fingerprint(lesson: Lesson) -> str:
         h.update(f"interpreter={lesson.config.python};{describe(lesson.config.python)};".encode())
     settings = dict(lesson.config.exec.fingerprint(), output=lesson.config.exec.output_limit)
     h.update(json.dumps(settings, sort_keys=True).encode())
+    from deck.render.host import kernel_selectors  # (light: reads /proc/cpuinfo and os.environ)
+
+    h.update(json.dumps(kernel_selectors(), sort_keys=True).encode())  # another CPU's kernels
     widget_checks = {kind.source for kind in lesson.widgets}  # run by render, not by cells
     for path in sorted(lesson.path.rglob("*.py")):
         if "__pycache__" not in path.parts and path.resolve() not in widget_checks:
@@ -65,6 +70,26 @@ def cache_key(section: Section, fingerprint: str) -> str:
     for expr in sorted({e.expr for e in section.inlines}):
         h.update(b"\0inline\0" + expr.encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:32]
+
+
+def _selectors() -> dict[str, Any]:
+    from deck.render.host import kernel_selectors
+
+    return kernel_selectors()
+
+
+def _kernels_changed(recorded: Any) -> str:
+    """Why a key changed when what chooses the math kernels did: "ATEN_CPU_CAPABILITY
+    changed", "the CPU changed"; "" when they are as recorded (or were not recorded)."""
+    if not isinstance(recorded, dict):
+        return ""
+    now = _selectors()
+    if recorded == now:
+        return ""
+    if any(recorded.get(k) != now.get(k) for k in ("cpu", "cpu_flags")):
+        return "the CPU changed (its kernels may give other last digits)"
+    names = sorted(k for k in now if recorded.get(k) != now.get(k))
+    return f"{', '.join(names)} changed (the math kernels may give other last digits)"
 
 
 def _checksum(entry: Any) -> str:
@@ -123,7 +148,8 @@ class Store:
         self._seconds[section.name] = result.seconds
         if result.key != key:
             if self.fingerprint and entry.get("fingerprint") not in (None, self.fingerprint):
-                return None, "lesson modules or settings changed"
+                changed = _kernels_changed(entry.get("kernels"))
+                return None, changed or "lesson modules or settings changed"
             return None, "code changed"
         refreshed = False
         folder = self.figure_dir(key)
@@ -140,9 +166,7 @@ class Store:
             refreshed |= fresh is not dep
             deps.append(fresh)
         if refreshed:  # a file was touched but not changed: remember its new stat
-            result = SectionResult(
-                result.key, result.cells, result.inline, result.seconds, str(folder), tuple(deps)
-            )
+            result = replace(result, figure_dir=str(folder), deps=tuple(deps))
             self.save(section, result)
         return result, ""
 
@@ -192,6 +216,7 @@ class Store:
             "result": result.to_json(),
             "figures": [d.to_json() for d in figures],
             "fingerprint": self.fingerprint,
+            "kernels": _selectors(),  # says why a key changed when only these did
         }
         data = {"schema": SCHEMA, "checksum": _checksum(entry), "entry": entry}
         text = json.dumps(data, ensure_ascii=False, indent=1)
