@@ -29,14 +29,18 @@ def read_course(content: Path, known: set[str]) -> CourseConfig:
     wrong value at its line, including a lesson that is not a lesson folder of `content`."""
     path = content / COURSE_FILE
     try:
-        text = path.read_text("utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return CourseConfig()
     import yaml
 
     from deck.source.config import NodeCheck, as_text, check_mapping, yaml_error
+    from deck.source.prepass import decoded
 
     shown = str(path)
+    text = decoded(data, shown)  # not UTF-8: an error at the line of its first bad byte
+    if isinstance(text, Diagnostic):
+        raise DeckError([text])
     diagnostics: list[Diagnostic] = []
 
     def lessons(node: yaml.Node, name: str, at_path: str, found: list[Diagnostic], _: Any):
