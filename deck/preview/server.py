@@ -7,7 +7,9 @@ posts what it found; the server words it as the PDF build does and shows it in t
 
 Only real files under the output folder are served (no symlink leads out of it), and only to
 `Host: 127.0.0.1` or `localhost`, so a page on another site cannot read them through DNS
-rebinding. Served index.html pages carry the live client (static/live.js).
+rebinding; a POST is heard only from the preview's own origin (or one naming none), with a
+Content-Length of digits (else 403, 400). Served index.html pages carry the live client
+(static/live.js).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ MAX_POST = 1 << 20
 LIVE_JS = STATIC / "live.js"
 MAX_URL = 2048
 HOST = re.compile(r"(?:127\.0\.0\.1|localhost)(?::(\d{1,5}))?", re.IGNORECASE)
+ORIGIN = re.compile(r"http://(?:127\.0\.0\.1|localhost)(?::(\d{1,5}))?", re.IGNORECASE)
+LENGTH = re.compile(r"[0-9]{1,12}")  # Content-Length: digits only (no sign, space or 1e3)
 PAGE = "index.html"
 Log = Callable[[str], None]
 
@@ -139,15 +143,27 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         """The layout a page measured. JSON only: a page of another site cannot send it
-        without a CORS preflight, which this server never answers."""
+        without a CORS preflight, which this server never answers; and only from the
+        preview's own origin (or none): a local client sending another is refused too."""
         route = self.path.split("?", 1)[0]
         kind = self.headers.get("Content-Type", "").split(";")[0].strip()
-        size = int(self.headers.get("Content-Length") or 0)
-        if not self.host_allowed() or route != LAYOUT or kind != "application/json":
+        if not self.host_allowed() or not self.origin_allowed():
+            self.send_error(HTTPStatus.FORBIDDEN, "Origin must be this preview's own")
+            return
+        if route != LAYOUT or kind != "application/json":
             self.send_error(HTTPStatus.FORBIDDEN)
             return
-        if not 0 < size <= MAX_POST:
-            self.send_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+        lengths = self.headers.get_all("Content-Length") or []
+        if not lengths or "Transfer-Encoding" in self.headers:
+            self.send_error(HTTPStatus.LENGTH_REQUIRED)
+            return
+        if len(lengths) != 1 or not LENGTH.fullmatch(lengths[0]):
+            self.send_error(HTTPStatus.BAD_REQUEST, "Content-Length must be a number of bytes")
+            return
+        size = int(lengths[0])
+        if size == 0 or size > MAX_POST:
+            too_big = HTTPStatus.REQUEST_ENTITY_TOO_LARGE
+            self.send_error(HTTPStatus.BAD_REQUEST if size == 0 else too_big)
             return
         try:
             data = json.loads(self.rfile.read(size))
@@ -178,6 +194,16 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(b"", "text/event-stream", with_body)
         else:
             self.serve_file(route, with_body)
+
+    def origin_allowed(self) -> bool:
+        """No `Origin` (a client that is not a browser page), or the preview's own, as a page
+        it served sends it: `http://127.0.0.1:PORT` or `http://localhost:PORT` (no port: 80)."""
+        origin = self.headers.get_all("Origin")
+        if origin is None:
+            return True
+        match = ORIGIN.fullmatch(origin[0].strip()) if len(origin) == 1 else None
+        port = str(self.server.server_port)
+        return bool(match) and (match.group(1) or "80") == port
 
     def host_allowed(self) -> bool:
         match = HOST.fullmatch(self.headers.get("Host", "").strip())
