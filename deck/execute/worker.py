@@ -354,7 +354,11 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
             else:
                 detail = _describe(exc)
             code = "timeout" if isinstance(exc, CellTimeout) else "inline"
-            return {"error": _error(path, item.line, code, f"`{expr}` failed: {detail}")}
+            from deck.render.widgets import shown_expression  # (on failure only: no engine file)
+
+            shown = shown_expression(expr)  # a widget's data= as written, not its wrapper
+            message = f"{shown} failed: {detail.replace(f'`{expr}`', shown)}"
+            return {"error": _error(path, item.line, code, message)}
     channel.send(step="finish")
     result = SectionResult(
         key=job.key,

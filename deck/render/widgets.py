@@ -33,16 +33,27 @@ CUT = re.compile(r"\n… output truncated: ([\d,]+) characters, showing the firs
 # ---- the directive ---------------------------------------------------------------------------
 
 
+# The wrapper the worker evaluates a widget's `data=` in (kept as it is: it is in the section
+# cache keys, which cover inline expressions as written)
+DATA_HEAD = '__import__("json").dumps(('
+DATA_TAIL = "), default=lambda o: o.tolist(), allow_nan=False, ensure_ascii=False)"
+
+
 def data_expression(expr: str) -> str:
     """The inline expression the worker evaluates for a widget's `data`: its value as JSON.
 
     Standard library only, so the section's cache key (which covers inline expressions as
     written) covers it whole. Arrays and tensors become lists; NaN and infinity are refused
     (JavaScript's JSON.parse would reject them)."""
-    return (
-        f'__import__("json").dumps(({expr}), default=lambda o: o.tolist(), '
-        "allow_nan=False, ensure_ascii=False)"
-    )
+    return f"{DATA_HEAD}{expr}{DATA_TAIL}"
+
+
+def shown_expression(expr: str) -> str:
+    """An evaluated expression as a message quotes it: a widget's data as the author wrote
+    it in `data=` (``widget data `…` ``), not the wrapper above; any other as it is."""
+    if expr.startswith(DATA_HEAD) and expr.endswith(DATA_TAIL):
+        return f"widget data `{expr[len(DATA_HEAD) : -len(DATA_TAIL)]}`"
+    return f"`{expr}`"
 
 
 def directive_problem(attrs: dict[str, str], kinds: dict[str, str]) -> str | None:
