@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+from deck.errors import Diagnostic, Loc
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, file_digest
+from deck.source.contain import outside
+from deck.source.prepass import display_path
 from deck.store.files import content_hash
 from deck.theme import ENGINE
 
@@ -63,23 +68,60 @@ def engine_modules(start: str = "deck.show") -> list[str]:
     return sorted(files)
 
 
-def code_files(built: Built) -> dict[str, Path]:
+def links_out(folder: Path, apart: set[Path]) -> dict[str, Path]:
+    """Each symlink in `folder` (its subfolders too, but not those in `apart`, the build's
+    own; links not followed) pointing out of it: its path from the folder → its target."""
+    root = folder.resolve()
+    found = {}
+    for top, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if d not in SKIPPED and not d.startswith(".")]
+        dirs[:] = [d for d in dirs if Path(top, d).resolve() not in apart]
+        for name in (*dirs, *files):
+            path = Path(top, name)
+            if not path.is_symlink():
+                continue
+            try:
+                target = path.resolve()
+            except (OSError, RuntimeError):  # a link loop
+                continue
+            if target != root and root not in target.parents:
+                found[path.relative_to(folder).as_posix()] = target
+    return found
+
+
+def shipped(built: Built) -> tuple[dict[str, Path], list[str]]:
     """`code/<path>` → the file it copies: the lesson folder's Python modules and every file
     inside the lesson folder a section read while it ran (data, weights, subpackages), but not
     its section files and settings; the engine's `deck.show` and what it imports when a cell
-    uses it."""
+    uses it. And the warnings: nothing from outside the lesson folder is copied, so a module
+    or a file a section read through a symlink pointing out is left out, said at the link."""
     folder = lesson_folder(built)
     sections = {Path(s.path).resolve() for s in built.lesson.sections}
+    options = built.options  # (a .qmd's folder may hold them)
+    links = links_out(folder, {p.resolve() for p in (options.out, options.figures, options.cache)})
     found: dict[str, Path] = {}
+    refused: dict[str, tuple[Path, set[str]]] = {}  # link → (its target, who read it)
     if built.lesson.path.is_dir():
         for path in folder.glob("*.py"):
-            found[path.name] = path
+            if path.name in links:
+                refused[path.name] = (links[path.name], set())
+            else:
+                found[path.name] = path
     uses_engine = any(
         IMPORTS_DECK.search(cell.code) for s in built.lesson.sections for cell in s.cells()
     )
-    for result in built.results.values():
+    rel_of = {s.name: display_path(Path(s.path)) for s in built.lesson.sections}
+    for name, result in built.results.items():
         for dep in result.deps:
-            if dep.kind != "file" or not dep.sha256 or Path(dep.path).is_absolute():
+            if dep.kind != "file" or not dep.sha256:
+                continue
+            if Path(dep.path).is_absolute():  # read through a link pointing out? (a link to
+                read = Path(dep.path)  # the file itself, else one to a folder holding it)
+                through = [k for k, t in links.items() if t == read]
+                through = through or [k for k, t in links.items() if t in read.parents]
+                for link in through:
+                    shown = Path(link, read.relative_to(links[link])).as_posix()
+                    refused.setdefault(shown, (read, set()))[1].add(rel_of.get(name, name))
                 continue
             path = folder / dep.path
             parts = Path(dep.path).parts
@@ -87,11 +129,26 @@ def code_files(built: Built) -> dict[str, Path]:
                 continue
             if path.resolve() in sections or path.name == "lesson.yml" or not path.is_file():
                 continue
-            found[Path(dep.path).as_posix()] = path
+            if not outside(folder, quote(Path(dep.path).as_posix())):
+                found[Path(dep.path).as_posix()] = path
     if uses_engine:
         for rel in engine_modules():
             found[rel] = ENGINE.parent / rel
-    return {f"{CODE}/{rel}": found[rel] for rel in sorted(found)}
+    warnings = []
+    for link, (target, readers) in sorted(refused.items()):
+        by = f", read by {', '.join(sorted(readers))}" if readers else ""
+        message = (
+            f"a symlink pointing out of the lesson folder (to {target}){by}: not copied into "
+            "the notebook's code/ (nothing from outside goes into an output)"
+        )
+        at = Loc(f"{display_path(folder)}/{link}", 1)  # (the link's path, not its target's)
+        warnings.append(str(Diagnostic(at, "path", message, "warning")))
+    return {f"{CODE}/{rel}": found[rel] for rel in sorted(found)}, warnings
+
+
+def code_files(built: Built) -> dict[str, Path]:
+    """What `code/` holds (`shipped`)."""
+    return shipped(built)[0]
 
 
 class Notebooks:
@@ -135,9 +192,13 @@ class Notebooks:
         if not built.results:
             return None
         made = {k: hashlib.sha256(v).hexdigest() for k, v in self.notebooks(built).items()}
+        sources, warnings = shipped(built)
+        if warnings:  # (said with the notebook: made again when they change)
+            first = self.notebook_names(built)[0]
+            made[first] += hashlib.sha256("\n".join(warnings).encode()).hexdigest()
         # Not wanted, an earlier build's files are kept while current: code/ with its notebook.
         with_notebook = "" if self.wanted(built.options) else "".join(made.values())
-        for rel, source in code_files(built).items():
+        for rel, source in sources.items():
             made[rel] = content_hash(source) + with_notebook
         return made
 
@@ -148,7 +209,7 @@ class Notebooks:
         t0 = time.perf_counter()
         staging = built.staging[DECK]
         notebooks: dict[str, Any] = self.notebooks(built)
-        sources = code_files(built)
+        sources, warnings = shipped(built)
         for name in todo:
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -157,4 +218,5 @@ class Notebooks:
             else:
                 target.write_bytes(sources[name].read_bytes())
         self._made = None
-        return Exported({}, time.perf_counter() - t0)
+        said = {self.notebook_names(built)[0]: warnings} if warnings else {}
+        return Exported(said, time.perf_counter() - t0)
