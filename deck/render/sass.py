@@ -6,9 +6,12 @@ Quarto's layout of such a file is kept: `/*-- scss:functions --*/`, `scss:mixins
 turn Quarto's theme variables (`$body-bg`, `$link-color`, `$presentation-heading-color`…) into
 the deck's styles, then the author's `scss:rules`. A font imported from the web cannot load
 offline: the import is dropped; its fonts ship with the deck where this machine or a font
-package has them (`deck.render.themefonts`), else a warning names what stands in. Results are
-cached by what went in. Its `@import`/`@use` load only files inside the project folder (the
-importer of `sass_compile.cjs`), and every error is at the author's file and line.
+package has them (`deck.render.themefonts`), else a warning names what stands in. Its
+`@import`/`@use` load only files inside the project folder (the importer of
+`sass_compile.cjs`), resolved as dart-sass resolves them: relative to the importing file, then
+the theme files' folders (Quarto's load paths), then the project folder; every error is at the
+author's file and line. Results are cached by what went in: the text compiled, and each file
+the importer loaded (checked by content on reuse) or looked for and did not find.
 """
 
 from __future__ import annotations
@@ -153,12 +156,13 @@ def compile_theme(
     pieces = [*parts["functions"], *parts["mixins"], *parts["defaults"]]
     pieces += [(None, 1, DEFAULTS), (None, 1, RULES), *parts["rules"]]
     scss = "".join(text + "\n" for _, _, text in pieces)
-    # sass may `@import` any partial from the folder: every one of them is in the key
-    partials = sorted(p for p in folder.rglob("*.s[ac]ss") if p.is_file())
-    imported = [[str(p.relative_to(folder)), p.read_text("utf-8", "replace")] for p in partials]
-    inputs = [scss, css, imported, sass_version(), "contained"]  # (imports kept in the folder)
+    # the load paths (as Quarto's): each .scss theme file's folder, in order
+    paths = [str((folder / n).parent) for n in files if not n.lower().endswith(".css")]
+    paths = list(dict.fromkeys(paths))
+    where = [os.path.relpath(p, folder) for p in paths]
+    inputs = [scss, css, where, str(folder.resolve()), sass_version(), _script_digest()]
     key = hashlib.sha256(json.dumps(inputs).encode()).hexdigest()
-    stored = _cached(cache, key)
+    stored = _cached(cache, key)  # (with every file it loaded as it was)
     if stored is not None:
         return stored + css, problems
     node = shutil.which("node")
@@ -169,7 +173,7 @@ def compile_theme(
         return None, problems
     proc = subprocess.run(
         [node, str(SCRIPT), str(NODE_MODULES / "sass")],
-        input=json.dumps({"scss": scss, "root": str(folder)}),
+        input=json.dumps({"scss": scss, "root": str(folder), "paths": paths}),
         capture_output=True,
         text=True,
         timeout=120,
@@ -182,7 +186,7 @@ def compile_theme(
     if "css" not in result:
         problems.append(failure(result, pieces, folder, loc))
         return None, problems
-    _store(cache, key, result["css"])
+    _store(cache, key, folder, result["css"], result.get("loaded") or {})
     return result["css"] + css, problems
 
 
@@ -231,17 +235,80 @@ def sass_version() -> str:
         return "?"
 
 
-def _cached(cache: Path | None, key: str) -> str | None:
-    if cache is None:
-        return None
+def _script_digest() -> str:
+    """The importer's rules (what a URL loads) are an input too."""
     try:
-        entry = json.loads((cache / "sass.json").read_text("utf-8"))
+        return hashlib.sha256(SCRIPT.read_bytes()).hexdigest()
+    except OSError:
+        return "?"
+
+
+# `sass.json` in the cache: {"entries": {key: {"folder", "css", "loaded"}}}, the last KEPT
+# compiles; "loaded" is sass_compile.cjs's: each file the importer read → the sha256 of what it
+# read, or None for a place it looked at and found no file.
+KEPT = 16
+
+
+def _entries(cache: Path | None) -> dict[str, dict]:
+    if cache is None:
+        return {}
+    try:
+        data = json.loads((cache / "sass.json").read_text("utf-8"))
     except (OSError, ValueError):
+        return {}
+    found = data.get("entries") if isinstance(data, dict) else None
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if isinstance(v, dict)}
+
+
+def _cached(cache: Path | None, key: str) -> str | None:
+    """The CSS compiled for `key`, while every file it loaded holds what it held then (by
+    content: a same-size edit with its mtime set back is seen) and none has appeared where the
+    importer found none."""
+    entry = _entries(cache).get(key)
+    if entry is None or not isinstance(entry.get("css"), str):
         return None
-    return entry.get("css") if isinstance(entry, dict) and entry.get("key") == key else None
+    return entry["css"] if _holds(entry.get("loaded")) else None
 
 
-def _store(cache: Path | None, key: str, css: str) -> None:
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-        write_atomic(cache / "sass.json", json.dumps({"key": key, "css": css}).encode())
+def _holds(loaded: object) -> bool:
+    if not isinstance(loaded, dict):
+        return False
+    for name, sha in loaded.items():
+        path = Path(name)
+        if sha is None:
+            if path.is_file():
+                return False
+            continue
+        try:
+            if hashlib.sha256(path.read_bytes()).hexdigest() != sha:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _store(cache: Path | None, key: str, folder: Path, css: str, loaded: dict) -> None:
+    if cache is None:
+        return
+    entries = _entries(cache)
+    entries.pop(key, None)
+    entries[key] = {"folder": str(folder.resolve()), "css": css, "loaded": loaded}
+    kept = dict(list(entries.items())[-KEPT:])
+    cache.mkdir(parents=True, exist_ok=True)
+    write_atomic(cache / "sass.json", json.dumps({"entries": kept}).encode())
+
+
+def theme_inputs(cache: Path, folder: Path) -> list[Path]:
+    """The files the theme compiles of `folder` kept in `cache` loaded, and the places they
+    looked at and found none ("missing" to a hasher): what a no-change check must hash besides
+    the lesson's own inputs (a `.qmd`'s are not every file its folder holds)."""
+    where = str(folder.resolve())
+    found = {
+        Path(name)
+        for entry in _entries(cache).values()
+        if entry.get("folder") == where and isinstance(entry.get("loaded"), dict)
+        for name in entry["loaded"]
+    }
+    return sorted(found)

@@ -1,23 +1,30 @@
-// Compiles one SCSS text (stdin: {"scss": "...", "root": "<the project folder>"}) with dart-sass
-// from node_modules, offline; prints {"css": "..."}, or {"error": "...", "line": N, "file": F,
-// "text": T} (F: the file the error is in, null for the text given; T: what the error points
-// at), with "outside": P for an import of P outside the root, "encoding": P for a file P that
-// is not UTF-8. Every @import/@use/@forward goes through one importer that loads files inside
-// the root only: a URL that leaves it (`..`, an absolute path, a file: URL, a symlink pointing
-// out) is refused at the line that wrote it. Relative URLs are resolved against the importing
-// file (the text given stands in the root) with dart-sass's partials, extensions and index
-// files; sass's own modules (`sass:math`) never reach the importer.
+// Compiles one SCSS text (stdin: {"scss": "...", "root": "<the project folder>", "paths": [the
+// theme files' folders]}) with dart-sass from node_modules, offline; prints {"css": "...",
+// "loaded": {file: sha256 of what was read, or null where a file was looked for and not
+// found}}, or {"error": "...", "line": N, "file": F, "text": T} (F: the file the error is in,
+// null for the text given; T: what the error points at), with "outside": P for an import of P
+// outside the root, "encoding": P for a file P that is not UTF-8. Every @import/@use/@forward
+// goes through one importer that loads files inside the root only: a URL that leaves it (`..`,
+// an absolute path, a file: URL, a symlink pointing out) is refused at the line that wrote it.
+// As dart-sass resolves them: relative to the importing file first, then the load paths (as
+// Quarto's: the theme files' folders, in order; the root last), with partials, extensions and
+// index files. The text given is the theme files' text: its relative URLs start at the load
+// paths (the first, where it leaves the root, is refused; a later one outside is not looked
+// at). sass's own modules (`sass:math`) never reach the importer.
 "use strict";
 const fs = require("fs");
 const path = require("path");
+const crypto = require("crypto");
 const { pathToFileURL, fileURLToPath } = require("url");
 const sass = require(process.argv[2]);
 
 const job = JSON.parse(fs.readFileSync(0, "utf-8"));
 const root = fs.realpathSync(job.root);
-const entry = pathToFileURL(path.join(root, "[theme].scss"));
+const entry = new URL("deck-theme:text"); // not a file: its relative URLs go to the load paths
 const SYNTAX = { ".sass": "indented", ".css": "css" };
 const given = path.resolve(job.root);
+const loadPaths = [...new Set([...(job.paths || []), job.root].map((p) => path.resolve(p)))];
+const seen = new Map(); // every file looked for: its sha256 as loaded, or null (not there)
 let refused = {};
 
 function inside(file, folders = [root, given]) {
@@ -25,11 +32,16 @@ function inside(file, folders = [root, given]) {
 }
 
 function isFile(file) {
+  let found = false;
   try {
-    return fs.statSync(file).isFile();
+    found = fs.statSync(file).isFile();
   } catch {
-    return false;
+    found = false;
   }
+  if (!found && !seen.has(file)) {
+    seen.set(file, null);
+  }
+  return found;
 }
 
 function one(found, url) {
@@ -59,31 +71,49 @@ function resolve(file, url) {
   return tryPath(path.join(file, "index"), url);
 }
 
+function refuse(file, why) {
+  refused = { outside: file };
+  throw new Error(why);
+}
+
+// The file `file` (a URL's path) loads, refused when it or its link's target is outside.
+function canonical(file, url) {
+  if (!inside(path.resolve(file))) {
+    refuse(file, "outside the project folder");
+  }
+  const found = resolve(file, url);
+  if (found !== null && !inside(fs.realpathSync(found), [root])) {
+    refuse(fs.realpathSync(found), "a link pointing outside the project folder");
+  }
+  return found === null ? null : pathToFileURL(found);
+}
+
 const importer = {
   canonicalize(url) {
-    if (!url.startsWith("file:")) {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(url)) {
-        return null; // another scheme: not a file here
+    if (url.startsWith("file:")) {
+      return canonical(fileURLToPath(url), url); // relative to the importing file, or as written
+    }
+    if (/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+      return null; // another scheme: not a file here
+    }
+    const files = loadPaths.map((dir) => fileURLToPath(new URL(url, pathToFileURL(dir + path.sep))));
+    for (const [k, file] of files.entries()) {
+      if (k === 0 || inside(path.resolve(file))) {
+        const found = canonical(file, url);
+        if (found !== null) {
+          return found;
+        }
       }
-      url = new URL(url, entry).href; // a load path's URL: from the root
     }
-    const file = fileURLToPath(url);
-    if (!inside(path.resolve(file))) {
-      refused = { outside: file };
-      throw new Error("outside the project folder");
-    }
-    const found = resolve(file, url);
-    if (found !== null && !inside(fs.realpathSync(found), [root])) {
-      refused = { outside: fs.realpathSync(found) };
-      throw new Error("a link pointing outside the project folder");
-    }
-    return found === null ? null : pathToFileURL(found);
+    return null;
   },
-  load(canonical) {
-    const file = fileURLToPath(canonical);
+  load(url) {
+    const file = fileURLToPath(url);
     let contents;
     try {
-      contents = new TextDecoder("utf-8", { fatal: true }).decode(fs.readFileSync(file));
+      const bytes = fs.readFileSync(file);
+      seen.set(file, crypto.createHash("sha256").update(bytes).digest("hex"));
+      contents = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch (e) {
       if (e instanceof TypeError) {
         refused = { encoding: file };
@@ -97,12 +127,11 @@ const importer = {
 try {
   const result = sass.compileString(job.scss, {
     url: entry,
-    importer: importer,
     importers: [importer],
     style: "expanded",
     logger: sass.Logger.silent,
   });
-  process.stdout.write(JSON.stringify({ css: result.css }));
+  process.stdout.write(JSON.stringify({ css: result.css, loaded: Object.fromEntries(seen) }));
 } catch (e) {
   const span = e.span;
   const url = span && span.url ? span.url.href : null;

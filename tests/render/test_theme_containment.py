@@ -110,3 +110,44 @@ def test_imports_inside_the_project_and_sass_modules_keep_working(tmp_path: Path
     assert css is not None
     for rule in (".more", ".indexed", ".sub", "width: 25%", "height: 2.5px", "#123456", ".plain"):
         assert rule in css, rule
+
+
+def test_a_theme_in_a_subfolder_imports_relative_to_itself_first(tmp_path: Path):
+    """As dart-sass (and Quarto, whose load paths are the theme files' folders) resolve them:
+    relative to the importing file, then the load paths, the project folder last."""
+    folder = tmp_path / "proj"
+    (folder / "styles" / "parts").mkdir(parents=True)
+    (folder / "_colours.scss").write_text("$c: #fefefe;\n.root-colours { color: red; }\n")
+    (folder / "styles" / "_colours.scss").write_text('@import "sibling";\n$c: #0a0b0c;\n')
+    (folder / "styles" / "_sibling.scss").write_text(".sibling { color: teal; }\n")
+    (folder / "styles" / "_palette.scss").write_text("$accent: #123123;\n")
+    (folder / "styles" / "parts" / "_deep.scss").write_text('@use "near";\n@import "colours";\n')
+    (folder / "styles" / "parts" / "_near.scss").write_text(".near { color: navy; }\n")
+    (folder / "styles" / "custom.scss").write_text(
+        '/*-- scss:functions --*/\n@use "palette";\n'
+        '/*-- scss:defaults --*/\n@import "colours";\n'
+        '/*-- scss:rules --*/\n@import "parts/deep";\n@import "../top";\n'
+        ".w { color: $c; background: palette.$accent; }\n"
+    )
+    (folder / "_top.scss").write_text(".top { color: olive; }\n")
+    css, problems = compile_theme(("styles/custom.scss",), folder, Loc("proj", 1), None)
+    assert [p for p in problems if p.severity == "error"] == [], problems
+    assert css is not None
+    for rule in (".sibling", ".near", ".top", "color: #0a0b0c", "background: #123123"):
+        assert rule in css, rule
+    assert ".root-colours" not in css and "#fefefe" not in css  # styles/ before the root
+
+
+def test_a_subfolder_theme_leaving_the_project_is_refused_at_its_line(built: Path):
+    (built / HERE / "lesson.yml").write_text(LESSON.replace("custom.scss", "styles/custom.scss"))
+    (built / HERE / "styles").mkdir(exist_ok=True)
+    (built / HERE / "styles" / "_ok.scss").write_text(".fine { color: red; }\n")
+    (built / HERE / "styles" / "custom.scss").write_text(
+        '@import "ok";\n@import "../../../outside/secret";\n'
+    )
+    try:
+        where = f"{HERE}/styles/custom.scss:2"
+        assert_failed_cleanly(built, ["cat", "--no-pdf"], where, says="outside the project")
+        assert leaked(built) == []
+    finally:
+        (built / HERE / "lesson.yml").write_text(LESSON)
