@@ -5,13 +5,15 @@ the `bibliography` (BibTeX, CSL-JSON or YAML) in the `csl` style, with the refer
 
 It runs on the whole deck's HTML after cross-references (`@fig-…` are theirs). One pandoc run
 formats every citation of the deck; its result is cached by what went in. A bibliography or
-style it cannot read is an error at that file's line: the deck is not published.
+style it cannot read is an error at that file's line; pandoc missing, not runnable, or not done
+within `TIMEOUT` seconds is an error at the line of `bibliography`: the deck is not published.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 from dataclasses import replace
@@ -38,15 +40,27 @@ YAML_AT = re.compile(r"YAML parse exception at line (\d+), column (\d+)[,:]?")
 XML_AT = re.compile(r"CiteprocXMLError: (\d+):\d+ \(\d+\)-\S+ \(\d+\): (.*)", re.S)
 CSL_PARSE = re.compile(r"CiteprocParseError: (.*)", re.S)
 QUOTED = r'"((?:[^"\\]|\\.)*)"'  # a Haskell string literal
+TIMEOUT = 120  # seconds for the one pandoc run of a deck
 
 
-def pandoc() -> str | None:
+def pandoc() -> str:
+    """The pandoc to run (the `pypandoc-binary` wheel's, or a newer one on PATH); OSError
+    saying why there is none."""
     try:
         import pypandoc  # noqa: PLC0415 - only decks that cite need it
-
+    except ImportError:
+        raise OSError(
+            "the pypandoc-binary package is not installed (pip install pypandoc-binary)"
+        ) from None
+    try:
         return pypandoc.get_pandoc_path()
-    except (ImportError, OSError):
-        return None
+    except OSError:
+        chosen = os.environ.get("PYPANDOC_PANDOC")
+        if chosen:
+            raise OSError(f"PYPANDOC_PANDOC names `{chosen}`, which does not run") from None
+        raise OSError(
+            "none on PATH nor in the pypandoc-binary wheel (pip install pypandoc-binary)"
+        ) from None
 
 
 def cite(
@@ -128,9 +142,7 @@ def run(
     stored = _cached(cache, key.hexdigest())
     if stored is not None:
         return stored
-    exe = pandoc()
-    if exe is None:
-        return [""] * len(written), "", ["citations need pandoc (pip package pypandoc-binary)"]
+    loc = config.loc or Loc(display_path(folder), 1)  # where `bibliography` is written
     meta = {"bibliography": [str(f) for f in files], "lang": lang, "suppress-bibliography": False}
     if csl:
         meta["csl"] = str(csl)
@@ -138,19 +150,11 @@ def run(
         meta["nocite"] = config.nocite
     source = "---\n" + json.dumps(meta) + "\n---\n\n"
     source += "".join(f"{c}\n\n" for c in written) + "::: {#refs}\n:::\n"
-    proc = subprocess.run(
-        [exe, "-f", "markdown", "-t", "html", "--citeproc", "--wrap=none"],
-        input=source,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = _run_pandoc(source, loc)
     problems = [
         line.removeprefix("[WARNING] ").strip() for line in proc.stderr.splitlines() if line.strip()
     ]
     if proc.returncode != 0:  # never a deck with its citations as written: an error
-        loc = config.loc or Loc(display_path(folder), 1)
         raise DeckError([unreadable(proc.stderr, files, csl, loc)])
     body, _, refs = proc.stdout.partition('<div id="refs"')
     refs = refs[refs.find(">") + 1 : refs.rfind("</div>")] if refs else ""
@@ -161,6 +165,32 @@ def run(
     result = (formatted, refs.strip(), problems)
     _store(cache, key.hexdigest(), result)
     return result
+
+
+def _run_pandoc(source: str, loc: Loc) -> subprocess.CompletedProcess[str]:
+    """Pandoc's run on `source`; pandoc missing, not runnable or too slow is an error at `loc`
+    naming the cause (never a deck with its citations as written)."""
+    try:
+        exe = pandoc()
+    except OSError as exc:
+        raise DeckError([Diagnostic(loc, "citation", f"citations need pandoc: {exc}")]) from None
+    try:
+        proc = subprocess.run(
+            [exe, "-f", "markdown", "-t", "html", "--citeproc", "--wrap=none"],
+            input=source,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+        if proc.returncode >= 0:
+            return proc
+        said = f"pandoc was killed by signal {-proc.returncode} while formatting the citations"
+    except subprocess.TimeoutExpired:
+        said = f"pandoc did not finish formatting the citations within {TIMEOUT:g} s (stopped)"
+    except OSError as exc:
+        said = f"cannot run pandoc `{exe}`: {exc.strerror or exc}"
+    raise DeckError([Diagnostic(loc, "citation", said)])
 
 
 def unreadable(stderr: str, files: list[Path], csl: Path | None, loc: Loc) -> Diagnostic:

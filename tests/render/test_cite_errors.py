@@ -4,6 +4,7 @@ dump), exit 1, and the previous deck stays: never a deck published with raw `[@k
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,95 @@ def test_a_bibliography_or_style_pandoc_cannot_read_is_an_error_at_its_line(buil
     files, where, says, code = CASES[case]
     fails_at(built, dict(files), where, says, code)
     assert "Able 2017" in (built / "dist" / "cat" / "index.html").read_text()
+
+
+# Pandoc failing for another reason than its input: not there, not runnable, too slow. Each is
+# an error at the line of `bibliography` naming the cause (the deck would show raw [@key]).
+
+
+def uncached(root: Path, marker: str) -> None:
+    """A changed slide (the build is not up to date) and no formatted citations kept by the
+    last build: pandoc is run again."""
+    for path in (root / ".cache").rglob("citations.json"):
+        path.unlink()
+    (root / HERE / "lesson.yml").write_text(lesson_yml())
+    (root / HERE / "refs.bib").write_text(BIB)
+    (root / HERE / "01-a.md").write_text(f"## A\n\nSee [@k1]. {marker}\n")
+
+
+def fails_at_bibliography(root: Path, says: str) -> str:
+    """The build's one error, at the line of `bibliography` in lesson.yml, saying `says`."""
+    where = f"{HERE}/lesson.yml:2"
+    ran = assert_failed_cleanly(root, ["cat", "--no-pdf"], where, says=says)
+    errors = [t for t in ran.stderr.splitlines() if ": error" in t]
+    assert errors == [next(t for t in errors if t.startswith(f"{where}: error [citation]"))], errors
+    assert "warning [citation]" not in ran.stderr and "-v shows" not in ran.stderr, ran.stderr
+    return errors[0]
+
+
+WITHOUT_PANDOC = {
+    "PYPANDOC_PANDOC": ("PYPANDOC_PANDOC names", "no-pandoc"),
+    "no pypandoc": ("pypandoc-binary package is not installed", "pip install pypandoc-binary"),
+}
+
+
+@pytest.mark.parametrize("case", list(WITHOUT_PANDOC))
+def test_pandoc_missing_is_an_error_at_the_bibliography_line(
+    built: Path, monkeypatch: pytest.MonkeyPatch, case: str
+):
+    import pypandoc
+
+    uncached(built, case)
+    monkeypatch.setenv("PATH", "/nonexistent-bin")  # no pandoc on PATH,
+    if case == "PYPANDOC_PANDOC":
+        monkeypatch.setenv("PYPANDOC_PANDOC", str(built / "no-pandoc"))  # nor the wheel's
+    else:
+        monkeypatch.setitem(sys.modules, "pypandoc", None)  # (import fails)
+    pypandoc.clean_pandocpath_cache()
+    says, names = WITHOUT_PANDOC[case]
+    try:
+        line = fails_at_bibliography(built, "citations need pandoc")
+    finally:
+        monkeypatch.undo()
+        pypandoc.clean_pandocpath_cache()
+    assert says in line and names in line, line
+    assert "Able 2017" in (built / "dist" / "cat" / "index.html").read_text()
+
+
+def test_a_pandoc_that_cannot_be_run_is_an_error_at_the_bibliography_line(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from deck.render import cite
+
+    uncached(built, "gone")
+    monkeypatch.setattr(cite, "pandoc", lambda: str(built / "gone" / "pandoc"))
+    line = fails_at_bibliography(built, "cannot run pandoc")
+    assert "gone/pandoc" in line and "No such file" in line, line
+
+
+def test_a_pandoc_timeout_is_an_error_at_the_bibliography_line(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from deck.render import cite
+
+    uncached(built, "slow")
+    monkeypatch.setattr(cite, "TIMEOUT", 0.001)
+    line = fails_at_bibliography(built, "did not finish")
+    assert "0.001 s" in line, line
+    monkeypatch.undo()
+    assert run_cli(built, "cat", "--no-pdf").returncode == 0  # (the timeout is not cached)
+    assert "Able 2017" in (built / "dist" / "cat" / "index.html").read_text()
+
+
+def test_a_pandoc_killed_is_an_error_at_the_bibliography_line(
+    built: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    from deck.render import cite
+
+    killed = tmp_path / "pandoc"
+    killed.write_text("#!/bin/sh\nkill -9 $$\n")
+    killed.chmod(0o755)
+    uncached(built, "killed")
+    monkeypatch.setattr(cite, "pandoc", lambda: str(killed))
+    line = fails_at_bibliography(built, "killed by signal 9")
+    assert "citations" in line, line
