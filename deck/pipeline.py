@@ -9,6 +9,8 @@ parser, executor and renderer are imported when a lesson actually needs building
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -110,6 +112,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         inputs = [
             inputs_digest(hasher, source, _fingerprint(options)),
             hasher.tree_digest(options.cache / source.name),
+            _theme_digest(hasher, options, source),
         ]
         if not options.force and _unchanged(manifest, hasher, inputs, targets, source, options):
             manifest.refresh(hasher)
@@ -165,10 +168,19 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         try:
             cache = hasher.tree_digest(options.cache / source.name)  # as this build left it
             outputs = outputs_digest(hasher, targets)
-            manifest.save([inputs[0], cache], outputs, hasher, {"warnings": list(warnings)})
+            theme = _theme_digest(hasher, options, source)  # what this build's theme loaded
+            manifest.save([inputs[0], cache, theme], outputs, hasher, {"warnings": list(warnings)})
         except OSError as exc:  # the build is published; the next one just won't be skipped
             log(f"note: could not record the build manifest ({exc})")
         return report
+
+
+def _theme_digest(hasher: Hasher, options: Options, source: Source) -> str:
+    """The files the lesson's theme compile loaded or looked for (deck.render.sass), hashed."""
+    from deck.render.sass import theme_inputs  # (light: no Node)
+
+    files = {str(p): hasher.file(p) for p in theme_inputs(options.cache, source.folder)}
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
 
 
 def chosen_outputs(options: Options, lesson: Lesson) -> Options:

@@ -117,12 +117,6 @@ def test_a_lesson_rebuilds_when_only_its_imported_css_changed(tmp_path: Path):
 QMD = "---\nformat:\n  revealjs:\n    theme: [default, styles/custom.scss]\n---\n\n## A\n\nhi\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the no-change check (deck/pipeline.py) does not hash the files a theme loaded "
-    "(deck.render.sass.theme_inputs), and a .qmd's inputs (QmdFile.inputs) hold only its "
-    "folder's stylesheets and the files it names, not styles/_colours.scss",
-)
 def test_a_qmd_rebuilds_when_only_a_partial_its_theme_imports_changed(tmp_path: Path):
     (tmp_path / "styles").mkdir()
     (tmp_path / "talk.qmd").write_text(QMD)
