@@ -9,9 +9,12 @@ with its stylesheet inlined: offline from file://, in the deck's language and th
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
+import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +78,97 @@ TEXT = {
 }
 
 
+# A title on the page: its phrasing markup and formulas as MathML (the page carries no KaTeX
+# stylesheet: KaTeX's drawn copy goes); no script, picture or link (the heading is one)
+PHRASING = set("b i u s q em strong del ins mark small sub sup code kbd samp var abbr span".split())
+MATHML = set(
+    "math semantics annotation mrow mi mn mo ms mtext mspace msup msub msubsup mfrac msqrt "
+    "mroot mover munder munderover mtable mtr mtd mstyle mpadded mphantom menclose".split()
+)
+DROPPED = {"script", "style", "template", "iframe", "object", "svg", "textarea", "title"}
+VOID = {"br", "wbr", "img", "hr", "input", "area", "col", "embed", "source", "track", "meta"}
+
+
+class TitleMarkup(HTMLParser):
+    """A rendered title as the course page shows it (`shown_title`)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.text: list[str] = []  # what it reads as, where only text may stand
+        self.open: list[tuple[str, bool]] = []  # (tag, written)
+        self.skip = 0  # depth inside what goes with its content
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = set((dict(attrs).get("class") or "").split())
+        if tag in VOID:
+            if tag == "br" and not self.skip:  # (a line break reads as a space)
+                self.out.append(" ")
+                self.text.append(" ")
+            return
+        if self.skip or tag in DROPPED or "katex-html" in classes:
+            self.skip += 1
+            return
+        keys = {k for k, _ in attrs if k.isalpha() and k[:2] != "on"} - {"href", "style"}
+        if tag not in MATHML:
+            keys &= {"class", "lang", "dir"}
+        kept = tag in MATHML or tag in PHRASING and not {"katex", "katex-mathml"} & classes
+        self.open.append((tag, kept))
+        if kept:
+            shown = "".join(f' {k}="{html.escape(v or "")}"' for k, v in attrs if k in keys)
+            self.out.append(f"<{tag}{shown}>")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skip:
+            self.skip -= tag not in VOID
+            return
+        while tag in [t for t, _ in self.open]:
+            name, kept = self.open.pop()
+            self.out.append(f"</{name}>" if kept else "")
+            if name == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        tags = [t for t, _ in self.open]
+        if self.skip:
+            return
+        self.out.append(html.escape(data, quote=False))
+        if "math" not in tags or tags[-1] == "annotation":  # (a formula's text is its TeX)
+            self.text.append(f"${data}$" if "math" in tags else data)
+
+
+def shown_title(rendered: str) -> dict[str, str]:
+    """A title rendered as the deck renders it, as the course page shows it: text-safe HTML
+    (`TitleMarkup`), and its text (formulas as $TeX$) for where only text may stand."""
+    parser = TitleMarkup()
+    parser.feed(rendered)
+    parser.close()
+    parser.out += [f"</{t}>" for t, kept in reversed(parser.open) if kept]
+    text = " ".join("".join(parser.text).split())
+    return {"title_html": "".join(parser.out), "title_text": text}
+
+
+def rendered_title(title: str, cache: Path | None, macros: dict[str, str] | None = None) -> str:
+    """A title rendered as a title slide renders it (the deck's Markdown, formulas by KaTeX),
+    for a deck without one; a formula KaTeX cannot draw (or without Node) stays its TeX."""
+    from deck.render.deck import new_markdown
+    from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
+    from deck.render.pandoc import bracketed_spans
+
+    marked, found = extract(title)
+    out = new_markdown().convert(bracketed_spans(marked))
+    if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
+        out = out[3:-4]
+    shown: list[str] = []
+    if found:  # (the formulas the deck drew are in KaTeX's cache)
+        katex = KaTeX(cache / "katex.json" if cache is not None else None)
+        katex.use_macros(macros or {})
+        with contextlib.suppress(OSError, RuntimeError, ValueError, subprocess.SubprocessError):
+            katex.prepare({(tex, display) for tex, display, _ in found})
+        shown = [katex.html(t, d) or html.escape(f"${t}$") for t, d, _ in found]
+    return MATH_TOKEN.sub(lambda m: shown[int(m.group(1))], out)
+
+
 def entries_folder(options: Options) -> Path:
     return options.cache / "course"
 
@@ -105,12 +199,20 @@ def record_entry(lesson: Lesson, deck: RenderedDeck, options: Options) -> None:
     config = lesson.config
     planned, optional = planned_seconds(deck.slides, config.lang)
     folder = lesson.path.resolve()
+    first = deck.slides[0] if deck.slides else None
+    if first and first.title and {"title-slide", "quarto-title-block"} <= set(first.classes):
+        shown = first.title  # the deck's title slide, as it shows the title
+    else:
+        from deck.render.mathtex import lesson_macros
+
+        shown = rendered_title(lesson.title, options.cache, lesson_macros(lesson))
     entry = {
         "name": lesson.name,
         # a lesson folder of the content folder (listed while it is there), else a .qmd
         "in_content": folder.is_dir() and folder.parent == options.content.resolve(),
         "out": str(options.out.resolve()),
         "title": lesson.title,
+        **shown_title(shown),
         "subtitle": config.subtitle,
         "date": config.date,
         "author": config.author,
@@ -196,8 +298,10 @@ def links(entry: dict[str, Any], out: Path) -> list[tuple[str, str]]:
     return [(kind, href) for kind, href in candidates if (out / href).is_file()]
 
 
-def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) -> str:
-    """The page, all text escaped (a title is shown as written, never read as markup)."""
+def course_page(
+    course: CourseConfig, entries: list[dict[str, Any]], out: Path, cache: Path | None = None
+) -> str:
+    """The page, all text escaped; a lesson's title as its deck renders it (`shown_title`)."""
     e = html.escape
     built = [x for x in entries if not x.get("unbuilt")]
     lang = course.lang or (built[0]["lang"] if built else "en")
@@ -215,7 +319,7 @@ def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) 
         head += [f'<p class="course-description">{e(p)}</p>' for p in paragraphs]
     items = []
     for entry in entries:
-        items.append(lesson_item(entry, text, out))
+        items.append(lesson_item(entry, text, out, cache))
     css = (STATIC / "course.css").read_text("utf-8")
     return (
         f'<!DOCTYPE html>\n<html lang="{e(lang)}" class="deck-theme-{e(theme)}">\n<head>\n'
@@ -228,7 +332,9 @@ def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) 
     )
 
 
-def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
+def lesson_item(
+    entry: dict[str, Any], text: dict[str, Any], out: Path, cache: Path | None = None
+) -> str:
     e = html.escape
     name = entry["name"]
     if entry.get("unbuilt"):
@@ -238,7 +344,9 @@ def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
         )
     found = links(entry, out)
     deck = dict(found).get("deck")
-    title = e(entry["title"])
+    if not isinstance(entry.get("title_html"), str):  # recorded before titles were rendered
+        entry = {**entry, **shown_title(rendered_title(str(entry["title"]), cache))}
+    title = shown_title(entry["title_html"])["title_html"]  # (as recorded: again, to be sure)
     heading = f'<a href="{e(deck)}">{title}</a>' if deck else title
     parts = [f"<h3>{heading}</h3>"]
     if entry.get("subtitle"):
@@ -258,7 +366,7 @@ def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
     if entry.get("failed"):
         failed = text["failed"].format(why=entry["failed"])
         parts.append(f'<p class="lesson-failed" role="status">{e(failed)}</p>')
-    label = e(text["files"].format(title=entry["title"]))
+    label = e(text["files"].format(title=entry["title_text"]))
     anchors = "".join(
         f'<li><a href="{e(href)}">{e(text["links"][kind])}</a></li>' for kind, href in found
     )
@@ -273,7 +381,7 @@ def write_course_page(options: Options, course: CourseConfig, known: list[str]) 
     entries = lesson_entries(options, order)
     if not [x for x in entries if not x.get("unbuilt")]:
         return False  # nothing built yet: nothing to list
-    page = course_page(course, entries, options.out).encode()
+    page = course_page(course, entries, options.out, options.cache).encode()
     path = options.out / PAGE
     try:
         if path.read_bytes() == page:
