@@ -264,6 +264,8 @@ def lesson_entries(options: Options, order: tuple[str, ...]) -> list[dict[str, A
                 continue
             if entry.get("in_content") and entry["name"] not in present:
                 continue
+            if not isinstance(entry.get("title_html"), str):  # (recorded by an older build)
+                entry.update(shown_title(rendered_title(str(entry["title"]), options.cache)))
             found[entry["name"]] = entry
     listed = [found.pop(name, {"name": name, "title": name, "unbuilt": True}) for name in order]
     return listed + [found[name] for name in sorted(found)]
@@ -298,9 +300,7 @@ def links(entry: dict[str, Any], out: Path) -> list[tuple[str, str]]:
     return [(kind, href) for kind, href in candidates if (out / href).is_file()]
 
 
-def course_page(
-    course: CourseConfig, entries: list[dict[str, Any]], out: Path, cache: Path | None = None
-) -> str:
+def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) -> str:
     """The page, all text escaped; a lesson's title as its deck renders it (`shown_title`)."""
     e = html.escape
     built = [x for x in entries if not x.get("unbuilt")]
@@ -319,7 +319,7 @@ def course_page(
         head += [f'<p class="course-description">{e(p)}</p>' for p in paragraphs]
     items = []
     for entry in entries:
-        items.append(lesson_item(entry, text, out, cache))
+        items.append(lesson_item(entry, text, out))
     css = (STATIC / "course.css").read_text("utf-8")
     return (
         f'<!DOCTYPE html>\n<html lang="{e(lang)}" class="deck-theme-{e(theme)}">\n<head>\n'
@@ -332,9 +332,7 @@ def course_page(
     )
 
 
-def lesson_item(
-    entry: dict[str, Any], text: dict[str, Any], out: Path, cache: Path | None = None
-) -> str:
+def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
     e = html.escape
     name = entry["name"]
     if entry.get("unbuilt"):
@@ -344,8 +342,6 @@ def lesson_item(
         )
     found = links(entry, out)
     deck = dict(found).get("deck")
-    if not isinstance(entry.get("title_html"), str):  # recorded before titles were rendered
-        entry = {**entry, **shown_title(rendered_title(str(entry["title"]), cache))}
     title = shown_title(entry["title_html"])["title_html"]  # (as recorded: again, to be sure)
     heading = f'<a href="{e(deck)}">{title}</a>' if deck else title
     parts = [f"<h3>{heading}</h3>"]
@@ -381,7 +377,7 @@ def write_course_page(options: Options, course: CourseConfig, known: list[str]) 
     entries = lesson_entries(options, order)
     if not [x for x in entries if not x.get("unbuilt")]:
         return False  # nothing built yet: nothing to list
-    page = course_page(course, entries, options.out, options.cache).encode()
+    page = course_page(course, entries, options.out).encode()
     path = options.out / PAGE
     try:
         if path.read_bytes() == page:
