@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,13 +92,42 @@ def _course_update(
 ) -> None:
     """Mark each lesson's entry as built (None) or failed, and write the course page when it
     lists one of them (a lesson that never built has no entry: its failure changes nothing)."""
-    from deck.publish.course import mark_entry, write_course_page
+    from deck.publish.course import gone_lessons, mark_entry, write_course_page
 
-    with output_lock([options.out, options.cache], progress.log):
+    with output_lock([options.out, options.figures, options.cache], progress.log):
+        gone = [_remove_gone(name, options, progress.log) for name in gone_lessons(options)]
         marked = [mark_entry(name, options, failure) for name, failure in failures.items()]
-        if any(marked):
+        if any(marked) or any(gone):
             if write_course_page(options, course, known):
                 progress.log(f"  wrote   {options.out / 'index.html'} (the course page)")
+
+
+def _remove_gone(name: str, options: Options, log: Callable[[str], None]) -> bool:
+    """Remove what builds wrote for a lesson gone from the content folder (its deck folder,
+    figures and single file, by the journal: all or none) with its course entry, only while
+    they are as its last good build left them (else they stay, said once); whether its entry
+    went."""
+    from deck.publish.course import entries_folder
+    from deck.publish.journal import Target, new_build_id, publish
+
+    targets = output_paths(name, options)
+    clean_leftovers(targets)  # (a removal a killed build left halfway is finished first)
+    there = [t for t in targets if t.exists()]
+    shown = ", ".join(f"{t}/" if t.is_dir() else str(t) for t in there)
+    why = f"lesson {name} is no longer in {options.content}/"
+    manifest = Manifest.load(options.cache / f"{name}.manifest.json")
+    if there and manifest.data.get("outputs") != outputs_digest(manifest.hasher(), targets):
+        log(f"  kept    {shown}: {why}, but not as its last build left them (yours to remove)")
+    elif there:
+        build_id = new_build_id()
+        try:
+            publish([Target(t, build_id, drop=True) for t in targets])
+        except OSError as exc:
+            log(f"note: could not remove {shown} ({exc}); the next build tries again")
+            return False
+        log(f"  removed {shown}: {why}")
+    (entries_folder(options) / f"{name}.json").unlink(missing_ok=True)
+    return True
 
 
 def build_lesson(source: Source, options: Options, progress: Progress) -> LessonReport:

@@ -109,9 +109,8 @@ class TitleMarkup(HTMLParser):
         if self.skip or tag in DROPPED or "katex-html" in classes:
             self.skip += 1
             return
-        keys = {k for k, _ in attrs if k.isalpha() and k[:2] != "on"} - {"href", "style"}
-        if tag not in MATHML:
-            keys &= {"class", "lang", "dir"}
+        safe = {k for k, _ in attrs if k.isalpha() and k[:2] != "on"} - {"href", "style"}
+        keys = safe if tag in MATHML else {"class", "lang", "dir"}
         kept = tag in MATHML or tag in PHRASING and not {"katex", "katex-mathml"} & classes
         self.open.append((tag, kept))
         if kept:
@@ -130,11 +129,9 @@ class TitleMarkup(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         tags = [t for t, _ in self.open]
-        if self.skip:
-            return
-        self.out.append(html.escape(data, quote=False))
-        if "math" not in tags or tags[-1] == "annotation":  # (a formula's text is its TeX)
-            self.text.append(f"${data}$" if "math" in tags else data)
+        self.out += [] if self.skip else [html.escape(data, quote=False)]
+        if not self.skip and ("math" not in tags or tags[-1] == "annotation"):
+            self.text.append(f"${data}$" if "math" in tags else data)  # (a formula: its TeX)
 
 
 def shown_title(rendered: str) -> dict[str, str]:
@@ -148,11 +145,12 @@ def shown_title(rendered: str) -> dict[str, str]:
     return {"title_html": "".join(parser.out), "title_text": text}
 
 
-def rendered_title(title: str, cache: Path | None, macros: dict[str, str] | None = None) -> str:
-    """A title rendered as a title slide renders it (the deck's Markdown, formulas by KaTeX),
-    for a deck without one; a formula KaTeX cannot draw (or without Node) stays its TeX."""
+def rendered_title(title: str, cache: Path | None, lesson: Lesson | None = None) -> str:
+    """A title rendered as a title slide renders it (the deck's Markdown, formulas by KaTeX
+    with the lesson's macros), for a deck without one; a formula KaTeX cannot draw (or
+    without Node) stays its TeX."""
     from deck.render.deck import new_markdown
-    from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
+    from deck.render.mathtex import MATH_TOKEN, KaTeX, extract, lesson_macros
     from deck.render.pandoc import bracketed_spans
 
     marked, found = extract(title)
@@ -162,7 +160,7 @@ def rendered_title(title: str, cache: Path | None, macros: dict[str, str] | None
     shown: list[str] = []
     if found:  # (the formulas the deck drew are in KaTeX's cache)
         katex = KaTeX(cache / "katex.json" if cache is not None else None)
-        katex.use_macros(macros or {})
+        katex.use_macros(lesson_macros(lesson) if lesson is not None else {})
         with contextlib.suppress(OSError, RuntimeError, ValueError, subprocess.SubprocessError):
             katex.prepare({(tex, display) for tex, display, _ in found})
         shown = [katex.html(t, d) or html.escape(f"${t}$") for t, d, _ in found]
@@ -199,17 +197,14 @@ def record_entry(lesson: Lesson, deck: RenderedDeck, options: Options) -> None:
     config = lesson.config
     planned, optional = planned_seconds(deck.slides, config.lang)
     folder = lesson.path.resolve()
-    first = deck.slides[0] if deck.slides else None
-    if first and first.title and {"title-slide", "quarto-title-block"} <= set(first.classes):
-        shown = first.title  # the deck's title slide, as it shows the title
-    else:
-        from deck.render.mathtex import lesson_macros
-
-        shown = rendered_title(lesson.title, options.cache, lesson_macros(lesson))
+    first = deck.slides[0] if deck.slides else None  # the title slide, as it shows the title:
+    own = first and first.title and {"title-slide", "quarto-title-block"} <= set(first.classes)
+    shown = first.title if own else rendered_title(lesson.title, options.cache, lesson)
     entry = {
         "name": lesson.name,
         # a lesson folder of the content folder (listed while it is there), else a .qmd
         "in_content": folder.is_dir() and folder.parent == options.content.resolve(),
+        "content": str(options.content.resolve()),
         "out": str(options.out.resolve()),
         "title": lesson.title,
         **shown_title(shown),
@@ -269,6 +264,19 @@ def lesson_entries(options: Options, order: tuple[str, ...]) -> list[dict[str, A
             found[entry["name"]] = entry
     listed = [found.pop(name, {"name": name, "title": name, "unbuilt": True}) for name in order]
     return listed + [found[name] for name in sorted(found)]
+
+
+def gone_lessons(options: Options) -> list[str]:
+    """Lessons built from this content folder into this out folder whose folder is gone from
+    it (their outputs go with their entries: `deck.pipeline`); none while it is not there."""
+    if not options.content.is_dir():
+        return []
+    ours = [str(options.content.resolve()), str(options.out.resolve()), True]
+    present = set(lesson_folders(options.content))
+    found = [(p.stem, read_entry(p) or {}) for p in entries_folder(options).glob("*.json")]
+    keys = ("content", "out", "in_content")
+    gone = [n for n, e in found if [e.get(k) for k in keys] == ours and e.get("name") == n]
+    return sorted(n for n in gone if n not in present)
 
 
 def lesson_folders(content: Path) -> list[str]:
