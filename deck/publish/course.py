@@ -350,7 +350,8 @@ def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
         )
     found = links(entry, out)
     deck = dict(found).get("deck")
-    title = shown_title(entry["title_html"])["title_html"]  # (as recorded: again, to be sure)
+    shown = entry.get("title_html", html.escape(entry["title"]))  # (an older entry's: text)
+    title = shown_title(shown)["title_html"]  # (as recorded: again, to be sure)
     heading = f'<a href="{e(deck)}">{title}</a>' if deck else title
     parts = [f"<h3>{heading}</h3>"]
     if entry.get("subtitle"):
@@ -370,7 +371,7 @@ def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
     if entry.get("failed"):
         failed = text["failed"].format(why=entry["failed"])
         parts.append(f'<p class="lesson-failed" role="status">{e(failed)}</p>')
-    label = e(text["files"].format(title=entry["title_text"]))
+    label = e(text["files"].format(title=entry.get("title_text", entry["title"])))
     anchors = "".join(
         f'<li><a href="{e(href)}">{e(text["links"][kind])}</a></li>' for kind, href in found
     )
