@@ -8,7 +8,8 @@ report says, per claim, in how many variations it held. A claim the slide states
 qualifier must hold in all of them: otherwise the exit status is 1.
 
     .venv/bin/python tests/content/robustness.py [--seeds 0-5] [--threads 1,2]
-        [--capabilities default,avx2] [--jobs 2] [--json FILE]
+        [--capabilities default,avx2] [--experiments layernorm,heads] [--jobs 2]
+        [--json FILE] [--ci]
 
 Each (capability, threads) pair runs in its own process (the capability is read when torch is
 imported); single-thread variations run `--jobs` processes at a time, two-thread ones alone so
@@ -27,6 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# `--ci` (bash test.sh): seeds per thread count. Every seed at one thread, where two runs share
+# the two cores; two seeds at two threads, each run alone (see README, "Any machine").
+CI_SEEDS = {1: "0-5", 2: "0-1"}
 LESSON = ROOT / "content" / "transformer"
 
 
@@ -64,7 +68,7 @@ def seed_list(text: str) -> list[int]:
 # ---------- worker: one capability and thread count, several seeds ----------
 
 
-def worker(threads: int, seeds: list[int]) -> dict:
+def worker(threads: int, seeds: list[int], only: list[str] | None = None) -> dict:
     sys.path.insert(0, str(LESSON))
     import torch
 
@@ -72,9 +76,10 @@ def worker(threads: int, seeds: list[int]) -> dict:
     import experiments_training
 
     experiments_training.THREADS = threads
-    held: dict[str, dict[str, bool]] = {c.id: {} for c in claims.CLAIMS}
+    chosen = {n: e for n, e in claims.EXPERIMENTS.items() if not only or n in only}
+    held: dict[str, dict[str, bool]] = {c.id: {} for c in claims.CLAIMS if c.experiment in chosen}
     seconds: dict[str, float] = {}
-    for name, experiment in claims.EXPERIMENTS.items():
+    for name, experiment in chosen.items():
         started = time.process_time()  # CPU seconds: comparable when other processes run
         for seed in seeds:
             run = experiment(seed)
@@ -89,9 +94,10 @@ def worker(threads: int, seeds: list[int]) -> dict:
     }
 
 
-def run_variation(capability: str, threads: int, seeds: list[int]) -> dict:
+def run_variation(capability: str, threads: int, seeds: list[int], only: str = "") -> dict:
     env = {**os.environ, "ATEN_CPU_CAPABILITY": capability, "PYTHONHASHSEED": "0"}
     command = [sys.executable, __file__, "--worker", str(threads), ",".join(map(str, seeds))]
+    command += [only] if only else []
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(
@@ -107,27 +113,34 @@ def split(seeds: list[int], parts: int) -> list[list[int]]:
     return [chunk for chunk in (seeds[i::parts] for i in range(parts)) if chunk]
 
 
-def run_all(capabilities: list[str], threads: list[int], seeds: list[int], jobs: int) -> list[dict]:
+def run_all(
+    capabilities: list[str], plan: dict[int, list[int]], jobs: int, only: str = ""
+) -> list[dict]:
+    """Every capability at each thread count of `plan`, on that count's seeds (`only`: a
+    comma list of experiments, else all)."""
     results: list[dict] = []
-    single = [(cap, chunk) for cap in capabilities for chunk in split(seeds, jobs)]
-    if 1 in threads:
+    if 1 in plan:
+        single = [(cap, chunk) for cap in capabilities for chunk in split(plan[1], jobs)]
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            results += pool.map(lambda job: run_variation(job[0], 1, job[1]), single)
-    for n in (t for t in threads if t != 1):
-        results += [run_variation(cap, n, seeds) for cap in capabilities]
+            results += pool.map(lambda job: run_variation(job[0], 1, job[1], only), single)
+    for n, seeds in plan.items():
+        if n != 1:
+            results += [run_variation(cap, n, seeds, only) for cap in capabilities]
     return results
 
 
 # ---------- the report ----------
 
 
-def report(results: list[dict], seeds: list[int]) -> tuple[list[dict], list[str]]:
+def report(results: list[dict]) -> tuple[list[dict], list[str]]:
     """One row per claim: variations held of those run, and the ones that failed."""
     sys.path.insert(0, str(LESSON))
     import claims
 
     rows, problems = [], []
     for claim in claims.CLAIMS:
+        if not any(claim.id in r["held"] for r in results):
+            continue  # its experiment was not run (--experiments)
         held, failed = 0, []
         for result in results:
             for seed, ok in result["held"][claim.id].items():
@@ -162,27 +175,42 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=2, help="parallel single-thread processes")
     parser.add_argument("--json", type=Path, help="write the rows and every result here")
-    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--ci",
+        action="store_true",
+        help=f"the test suite's scope: threads 1 on seeds {CI_SEEDS[1]}, threads 2 on seeds "
+        f"{CI_SEEDS[2]}, every capability this CPU has",
+    )
+    parser.add_argument(
+        "--experiments", default="", help="a comma list of claims.EXPERIMENTS (default all)"
+    )
+    parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(int(args.worker[0]), seed_list(args.worker[1]))))
+        only = args.worker[2].split(",") if len(args.worker) > 2 else None
+        print(json.dumps(worker(int(args.worker[0]), seed_list(args.worker[1]), only)))
         return 0
 
     seeds = seed_list(args.seeds)
     threads = [int(t) for t in args.threads.split(",")]
+    plan = {t: seeds for t in threads}
+    if args.ci:
+        plan = {t: seed_list(s) for t, s in CI_SEEDS.items()}
     here = capabilities_here()
     capabilities = args.capabilities.split(",") if args.capabilities else here
     skipped = [c for c in capabilities if c not in here]
     capabilities = [c for c in capabilities if c in here]
     started = time.perf_counter()
-    results = run_all(capabilities, threads, seeds, args.jobs)
+    results = run_all(capabilities, plan, args.jobs, args.experiments)
     elapsed = time.perf_counter() - started
-    rows, problems = report(results, seeds)
+    rows, problems = report(results)
 
     ran = sorted({r["capability"] for r in results})
     print(
         f"Robustness of the lesson's training claims: torch capabilities {', '.join(ran)}"
-        f" (this CPU supports {', '.join(here)}), threads {args.threads}, seeds {args.seeds}:"
+        f" (this CPU supports {', '.join(here)}); "
+        + "; ".join(f"threads {t}: seeds {','.join(map(str, s))}" for t, s in plan.items())
+        + ":"
         f" {len(results)} processes, {elapsed:.0f} s"
     )
     if skipped:

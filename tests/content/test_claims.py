@@ -154,3 +154,25 @@ def test_every_claim_belongs_to_an_experiment_and_is_stated_on_a_slide():
     assert {c.experiment for c in claims.CLAIMS} == set(claims.EXPERIMENTS)
     assert len({c.id for c in claims.CLAIMS}) == len(claims.CLAIMS)
     assert all(c.text and c.slide for c in claims.CLAIMS)
+
+
+def test_the_robustness_report_fails_on_an_unqualified_claim_that_breaks_anywhere():
+    """tests/content/robustness.py's verdict, on made-up worker results: every claim held in
+    every variation → no problem; one unqualified claim failing at one seed of one variation →
+    a problem naming the claim and the variation; the counts add up over variations."""
+    import robustness
+
+    def result(capability: str, threads: int, failing: set[tuple[str, int]]) -> dict:
+        held = {c.id: {str(s): (c.id, s) not in failing for s in (0, 1)} for c in claims.CLAIMS}
+        return {"capability": capability.upper(), "requested": capability, "threads": threads,
+                "held": held, "seconds": {}}  # fmt: skip
+
+    clean = [result("default", 1, set()), result("avx2", 2, set())]
+    rows, problems = robustness.report(clean)
+    assert problems == [] and all(r["held"] == r["of"] == 4 for r in rows)
+    broken = [result("default", 1, set()), result("avx2", 2, {("init.vo_alive", 1)})]
+    rows, problems = robustness.report(broken)
+    (row,) = [r for r in rows if r["id"] == "init.vo_alive"]
+    assert (row["held"], row["of"], row["failed"]) == (3, 4, ["avx2/t2/s1"])
+    assert problems == [f"init.vo_alive: {row['claim']} fails at avx2/t2/s1"]
+    assert robustness.seed_list("0-2,7") == [0, 1, 2, 7]

