@@ -319,8 +319,9 @@ def test_residual_at_initialisation(results):
     assert r["without_residual"]["similarity"][-1] > 0.99
 
 
-def test_train_stops_when_the_loss_diverges():
-    model = torch.nn.Linear(1, 1)
+def scripted_loss(bad_from: int, bad: float):
+    """A batch maker and a loss for training.train: 1.0 until the `bad_from`-th batch, then
+    `bad` (the model's output times 0, so the weights' gradient is 0 and the loss stays put)."""
     calls = []
 
     def batch(gen):
@@ -328,9 +329,14 @@ def test_train_stops_when_the_loss_diverges():
         return (torch.ones(1, 1),)
 
     def loss(m, x):
-        return m(x).sum() * (float("nan") if len(calls) == 3 else 1.0)
+        return m(x).sum() * 0 + (bad if len(calls) >= bad_from else 1.0)
 
-    losses = training.train(model, batch, loss, steps=10, lr=0.1, seed=0)
+    return batch, loss
+
+
+def test_train_stops_when_the_loss_diverges():
+    batch, loss = scripted_loss(3, float("nan"))
+    losses = training.train(torch.nn.Linear(1, 1), batch, loss, steps=10, lr=0.1, seed=0)
     assert len(losses) == 2 and all(math.isfinite(v) for v in losses)
 
 
@@ -338,17 +344,10 @@ def test_train_stops_when_the_loss_explodes_without_becoming_nan():
     """A diverging run may sit near 1e10 for many steps before (or without) turning NaN; when
     it turns NaN depends on the machine's floating-point path. Above the limit is diverged."""
     model = torch.nn.Linear(1, 1)
-    calls = []
-
-    def batch(gen):
-        calls.append(1)
-        return (torch.ones(1, 1),)
-
-    def loss(m, x):
-        return m(x).sum() * 0 + (1e10 if len(calls) >= 4 else 1.0)
-
+    batch, loss = scripted_loss(4, 1e10)
     losses = training.train(model, batch, loss, steps=10, lr=0.1, seed=0, diverge_above=23.0)
     assert losses == [1.0, 1.0, 1.0]
+    batch, loss = scripted_loss(4, 1e10)
     assert len(training.train(model, batch, loss, steps=10, lr=0.1, seed=0)) == 10  # no limit
 
 
