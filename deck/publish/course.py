@@ -1,5 +1,6 @@
 """The course page `dist/index.html`: every lesson in order with its title, subtitle, authors,
-date, slide count and planned minutes, and links to the files its last good build wrote. Written on
+date, slide count and planned minutes, and links to the files its last good build wrote (the
+lecturer's notes.pdf, the answer key, only where course.yml's `lecturer-notes` asks). Written on
 every build (it costs a few milliseconds and reads no lesson): one lesson or twenty, the out
 folder opens on a page that says what is in it.
 
@@ -9,16 +10,14 @@ with its stylesheet inlined: offline from file://, in the deck's language and th
 
 from __future__ import annotations
 
-import contextlib
 import html
 import json
 import re
-import subprocess
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deck.options import Options
+from deck.publish.coursetitle import rendered_title, shown_title
 from deck.store.files import write_atomic
 from deck.theme import NOTE_MINUTES, STATIC, language
 
@@ -76,95 +75,6 @@ TEXT = {
         },
     },
 }
-
-
-# A title on the page: its phrasing markup and formulas as MathML (the page carries no KaTeX
-# stylesheet: KaTeX's drawn copy goes); no script, picture or link (the heading is one)
-PHRASING = set("b i u s q em strong del ins mark small sub sup code kbd samp var abbr span".split())
-MATHML = set(
-    "math semantics annotation mrow mi mn mo ms mtext mspace msup msub msubsup mfrac msqrt "
-    "mroot mover munder munderover mtable mtr mtd mstyle mpadded mphantom menclose".split()
-)
-DROPPED = {"script", "style", "template", "iframe", "object", "svg", "textarea", "title"}
-VOID = {"br", "wbr", "img", "hr", "input", "area", "col", "embed", "source", "track", "meta"}
-
-
-class TitleMarkup(HTMLParser):
-    """A rendered title as the course page shows it (`shown_title`)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
-        self.text: list[str] = []  # what it reads as, where only text may stand
-        self.open: list[tuple[str, bool]] = []  # (tag, written)
-        self.skip = 0  # depth inside what goes with its content
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        classes = set((dict(attrs).get("class") or "").split())
-        if tag in VOID:
-            if tag == "br" and not self.skip:  # (a line break reads as a space)
-                self.out.append(" ")
-                self.text.append(" ")
-            return
-        if self.skip or tag in DROPPED or "katex-html" in classes:
-            self.skip += 1
-            return
-        safe = {k for k, _ in attrs if k.isalpha() and k[:2] != "on"} - {"href", "style"}
-        keys = safe if tag in MATHML else {"class", "lang", "dir"}
-        kept = tag in MATHML or tag in PHRASING and not {"katex", "katex-mathml"} & classes
-        self.open.append((tag, kept))
-        if kept:
-            shown = "".join(f' {k}="{html.escape(v or "")}"' for k, v in attrs if k in keys)
-            self.out.append(f"<{tag}{shown}>")
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.skip:
-            self.skip -= tag not in VOID
-            return
-        while tag in [t for t, _ in self.open]:
-            name, kept = self.open.pop()
-            self.out.append(f"</{name}>" if kept else "")
-            if name == tag:
-                break
-
-    def handle_data(self, data: str) -> None:
-        tags = [t for t, _ in self.open]
-        self.out += [] if self.skip else [html.escape(data, quote=False)]
-        if not self.skip and ("math" not in tags or tags[-1] == "annotation"):
-            self.text.append(f"${data}$" if "math" in tags else data)  # (a formula: its TeX)
-
-
-def shown_title(rendered: str) -> dict[str, str]:
-    """A title rendered as the deck renders it, as the course page shows it: text-safe HTML
-    (`TitleMarkup`), and its text (formulas as $TeX$) for where only text may stand."""
-    parser = TitleMarkup()
-    parser.feed(rendered)
-    parser.close()
-    parser.out += [f"</{t}>" for t, kept in reversed(parser.open) if kept]
-    text = " ".join("".join(parser.text).split())
-    return {"title_html": "".join(parser.out), "title_text": text}
-
-
-def rendered_title(title: str, cache: Path | None, lesson: Lesson | None = None) -> str:
-    """A title rendered as a title slide renders it (the deck's Markdown, formulas by KaTeX
-    with the lesson's macros), for a deck without one; a formula KaTeX cannot draw (or
-    without Node) stays its TeX."""
-    from deck.render.deck import new_markdown
-    from deck.render.mathtex import MATH_TOKEN, KaTeX, extract, lesson_macros
-    from deck.render.pandoc import bracketed_spans
-
-    marked, found = extract(title)
-    out = new_markdown().convert(bracketed_spans(marked))
-    if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
-        out = out[3:-4]
-    shown: list[str] = []
-    if found:  # (the formulas the deck drew are in KaTeX's cache)
-        katex = KaTeX(cache / "katex.json" if cache is not None else None)
-        katex.use_macros(lesson_macros(lesson) if lesson is not None else {})
-        with contextlib.suppress(OSError, RuntimeError, ValueError, subprocess.SubprocessError):
-            katex.prepare({(tex, display) for tex, display, _ in found})
-        shown = [katex.html(t, d) or html.escape(f"${t}$") for t, d, _ in found]
-    return MATH_TOKEN.sub(lambda m: shown[int(m.group(1))], out)
 
 
 def entries_folder(options: Options) -> Path:
@@ -292,8 +202,10 @@ def number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
 
 
-def links(entry: dict[str, Any], out: Path) -> list[tuple[str, str]]:
-    """(kind, href) of each file the lesson's last good build left in the out folder."""
+def links(entry: dict[str, Any], out: Path, notes: bool = False) -> list[tuple[str, str]]:
+    """(kind, href) of each file the lesson's last good build left in the out folder; the
+    lecturer's notes (notes.pdf, the answer key) only when `notes` (course.yml's
+    `lecturer-notes`): the page is the students' way in."""
     name = entry["name"]
     candidates = [
         ("deck", f"{name}/index.html"),
@@ -305,7 +217,8 @@ def links(entry: dict[str, Any], out: Path) -> list[tuple[str, str]]:
         ("solutions", f"{name}/{name}-solutions.ipynb"),
         ("pptx", f"{name}/slides.pptx"),
     ]
-    return [(kind, href) for kind, href in candidates if (out / href).is_file()]
+    shown = [(kind, href) for kind, href in candidates if notes or kind != "notes.pdf"]
+    return [(kind, href) for kind, href in shown if (out / href).is_file()]
 
 
 def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) -> str:
@@ -327,7 +240,7 @@ def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) 
         head += [f'<p class="course-description">{e(p)}</p>' for p in paragraphs]
     items = []
     for entry in entries:
-        items.append(lesson_item(entry, text, out))
+        items.append(lesson_item(entry, text, out, course.links_notes(entry["name"])))
     css = (STATIC / "course.css").read_text("utf-8")
     return (
         f'<!DOCTYPE html>\n<html lang="{e(lang)}" class="deck-theme-{e(theme)}">\n<head>\n'
@@ -340,7 +253,7 @@ def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) 
     )
 
 
-def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
+def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path, notes: bool) -> str:
     e = html.escape
     name = entry["name"]
     if entry.get("unbuilt"):
@@ -348,7 +261,7 @@ def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path) -> str:
             f'<li class="lesson lesson-unbuilt" id="lesson-{e(name)}"><h3>{e(name)}</h3>'
             f'<p class="lesson-status">{e(text["unbuilt"])}</p></li>\n'
         )
-    found = links(entry, out)
+    found = links(entry, out, notes)
     deck = dict(found).get("deck")
     shown = entry.get("title_html", html.escape(entry["title"]))  # (an older entry's: text)
     title = shown_title(shown)["title_html"]  # (as recorded: again, to be sure)

@@ -1,6 +1,7 @@
 """`content/course.yml`, optional: the course page's title, lecturer, term, language, short
-description and lesson order, checked with line numbers as lesson.yml is (a wrong value is an
-error at its line, an unknown key a warning)."""
+description, lesson order and whether it links the lecturer's notes (`lecturer-notes`),
+checked with line numbers as lesson.yml is (a wrong value is an error at its line, an unknown
+key a warning naming the nearest known key)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,15 @@ class CourseConfig:
     description: str | None = None
     lang: str | None = None
     lessons: tuple[str, ...] = ()  # the order; lessons it does not name follow by name
+    # notes.pdf (the answer key) is linked for no lesson (False, the default), every lesson
+    # (True) or the lessons named
+    lecturer_notes: bool | tuple[str, ...] = False
     warnings: tuple[Diagnostic, ...] = ()
+
+    def links_notes(self, name: str) -> bool:
+        """Whether the course page links lesson `name`'s lecturer's notes (notes.pdf)."""
+        notes = self.lecturer_notes
+        return notes if isinstance(notes, bool) else name in notes
 
 
 def read_course(content: Path, known: set[str]) -> CourseConfig:
@@ -48,6 +57,24 @@ def read_course(content: Path, known: set[str]) -> CourseConfig:
         if not isinstance(node, yaml.SequenceNode):
             found.append(Diagnostic(at, "config", f"`{name}` must be a list of lesson folders"))
             return None
+        return lesson_list(node, name, at_path, found)
+
+    def notes(node: yaml.Node, name: str, at_path: str, found: list[Diagnostic], _: Any):
+        at = Loc(at_path, node.start_mark.line + 1)
+        if isinstance(node, yaml.SequenceNode):
+            return lesson_list(node, name, at_path, found)
+        scalar = isinstance(node, yaml.ScalarNode)
+        if not scalar or not isinstance(yaml.safe_load(yaml.serialize(node)), bool):
+            shown = node.value if scalar else "…"
+            message = (
+                f"`{name}: {shown}` must be true (link every lesson's notes.pdf, the answer "
+                "key, on the course page), false (the default) or a list of lesson folders"
+            )
+            found.append(Diagnostic(at, "config", message))
+            return None
+        return yaml.safe_load(yaml.serialize(node))
+
+    def lesson_list(node: yaml.SequenceNode, name: str, at_path: str, found: list[Diagnostic]):
         order: list[str] = []
         for item in node.value:
             loc = Loc(at_path, item.start_mark.line + 1)
@@ -69,6 +96,7 @@ def read_course(content: Path, known: set[str]) -> CourseConfig:
         "description": as_text,
         "lang": as_text,
         "lessons": NodeCheck(lessons),
+        "lecturer-notes": NodeCheck(notes),
     }
     try:
         node = yaml.compose(text)
@@ -79,4 +107,5 @@ def read_course(content: Path, known: set[str]) -> CourseConfig:
     if errors:
         raise DeckError(errors)
     warnings = tuple(d for d in diagnostics if d.severity != "error")
-    return CourseConfig(**values, warnings=warnings)
+    fields = {key.replace("-", "_"): value for key, value in values.items()}
+    return CourseConfig(**fields, warnings=warnings)
