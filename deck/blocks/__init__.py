@@ -2,7 +2,8 @@
 through one registry. A class no kind claims makes a plain `<div class="name">` (`.fragment`,
 `.r-stack`, `.column`…), its other attributes as `data-` attributes.
 
-Adding a kind is one module with a `BlockKind` and one entry in `KINDS`.
+Adding a kind is one module with a `BlockKind` and one entry in `KINDS`; the kind gives a
+handler for each output made from the document (`DOCUMENT_OUTPUTS`), checked at start-up.
 """
 
 from __future__ import annotations
@@ -19,8 +20,16 @@ from deck.blocks import (
     visibility,
     widget,
 )
-from deck.blocks.base import BlockKind, parse_div, render_plain
+from deck.blocks.base import (
+    DOCUMENT_OUTPUTS,
+    BlockKind,
+    Handler,
+    check_handlers,
+    parse_div,
+    render_plain,
+)
 from deck.model import Block, Columns, Div, Notes, Quiz
+from deck.model.document import Aside, Group, Node, ShownQuiz
 
 # In order of precedence: a block with classes of two kinds is of the first.
 KINDS: tuple[BlockKind, ...] = (
@@ -38,6 +47,8 @@ KINDS: tuple[BlockKind, ...] = (
 PLAIN = BlockKind("div", lambda _: False, parse_div, render_plain)
 # Blocks of their own type, made by one kind each.
 BY_TYPE: dict[type, BlockKind] = {Quiz: quiz.KIND, Notes: notes.KIND, Columns: columns.KIND}
+NAMED: dict[str, BlockKind] = {k.name: k for k in (*KINDS, PLAIN)}
+check_handlers((*KINDS, PLAIN), DOCUMENT_OUTPUTS)
 
 
 def kind_for(classes: tuple[str, ...]) -> BlockKind:
@@ -50,3 +61,12 @@ def kind_of(block: Block) -> BlockKind:
     if isinstance(block, Div):
         return kind_for(block.classes)
     return BY_TYPE[type(block)]
+
+
+def handler(output: str, node: Node) -> Handler:
+    """The handler that writes a resolved block (`deck.model.document`) into `output`."""
+    if isinstance(node, ShownQuiz):
+        return quiz.KIND.outputs[output]
+    if isinstance(node, Group | Aside):
+        return NAMED[node.kind].outputs[output]
+    raise TypeError(f"{type(node).__name__} is not a block kind's node")

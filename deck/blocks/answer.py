@@ -22,4 +22,7 @@ def render(r: RenderContext, div: Div, notes: list[str]) -> str:
     )
 
 
-KIND = BlockKind("answer", named("answer"), parse_div, render)
+# On the slides (a click away) and in the lecturer's notes; in the solutions, not the students'
+# handout or notebook.
+SEEN_BY = frozenset({"slides", "notes", "solutions"})
+KIND = BlockKind("answer", named("answer"), parse_div, render, seen_by=SEEN_BY)

@@ -6,11 +6,12 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from deck.errors import Loc
-from deck.model import Block, Div, InlineExpr, Prose
+from deck.model import Block, Div, InlineExpr, Prose, Quiz, Section
+from deck.model.document import EVERYONE, Group, Node, QuizOrder, Text
 from deck.render.context import RenderContext
 from deck.render.pandoc import layout_style, position_style, style_join
 
@@ -76,19 +77,89 @@ class ParseContext(Protocol):
         ...
 
 
+class ResolveContext(Protocol):
+    """The document builder, as block kinds see it while they resolve a parsed block into
+    what every output shows (`deck.model.document`)."""
+
+    section: Section
+
+    def text(self, source: str, loc: Loc) -> Text:
+        """Markdown with its inline values in place, as text."""
+        ...
+
+    def nodes(self, blocks: tuple[Block, ...]) -> tuple[Node, ...]: ...
+
+    def quiz_order(self, quiz: Quiz) -> QuizOrder:
+        """How the slides showed the quiz (its choices' order, the answer's position)."""
+        ...
+
+
+class NotebookWriter(Protocol):
+    """The notebook exporter, as block kinds see it: they write their node's cells."""
+
+    audience: str  # "notebook" (students') or "solutions"
+    lang: str
+
+    def nodes(self, nodes: tuple[Node, ...], exercise: bool) -> None: ...
+
+    def text(self, text: Text) -> str:
+        """Markdown reading as the slide does, each computed value escaped as text."""
+        ...
+
+    def prose(self, text: Text) -> None: ...
+
+    def markdown(self, markdown: str) -> None: ...
+
+
 Parse = Callable[[ParseContext, Opening], Block | None]
 Render = Callable[[RenderContext, Any, list[str]], str]
+Resolve = Callable[[ResolveContext, Any], Node]
+Handler = Callable[[Any, Any, bool], None]  # (the output's writer, the node, inside an exercise)
+# The outputs made from the document (`deck.model.document`): every kind has a handler for
+# each, or says explicitly how it falls back (`contents`, `left_out`).
+DOCUMENT_OUTPUTS = ("ipynb",)
+
+
+def resolve_group(r: ResolveContext, div: Div, kind: str, seen_by: frozenset[str]) -> Group:
+    return Group(kind, div.classes, div.attrs, r.nodes(div.blocks), div.loc, seen_by)
+
+
+def contents(writer: Any, node: Group, exercise: bool) -> None:
+    """The fallback handler: the blocks inside, as that output shows them (a `.exercise`
+    group makes its cells exercises)."""
+    writer.nodes(node.blocks, exercise or "exercise" in node.classes)
+
+
+def left_out(writer: Any, node: Node, exercise: bool) -> None:
+    """The handler of a kind an output does not show (the lecturer's notes in a notebook)."""
 
 
 @dataclass(frozen=True)
 class BlockKind:
     """One kind of `::: {.name}` block: which classes open it, how its lines become a block,
-    and how that block becomes HTML."""
+    how that block becomes HTML, how it resolves into the document (`resolve`, else a
+    `Group` seen by `seen_by`), and its handler for each output made from the document."""
 
     name: str
     claims: Callable[[str], bool]  # a class that makes a block of this kind
     parse: Parse
     render: Render
+    outputs: dict[str, Handler] = field(default_factory=lambda: {"ipynb": contents})
+    resolve: Resolve | None = None
+    seen_by: frozenset[str] = EVERYONE
+
+    def resolved(self, r: ResolveContext, block: Any) -> Node:
+        if self.resolve is not None:
+            return self.resolve(r, block)
+        return resolve_group(r, block, self.name, self.seen_by)
+
+
+def check_handlers(kinds: tuple[BlockKind, ...], outputs: tuple[str, ...]) -> None:
+    """Every kind has a handler for every output made from the document: a gap is an error
+    at start-up, never a block that silently vanishes from one output."""
+    missing = [f"{k.name} → {o}" for k in kinds for o in outputs if o not in k.outputs]
+    if missing:
+        raise RuntimeError("block kinds without a handler: " + ", ".join(missing))
 
 
 def named(name: str) -> Callable[[str], bool]:

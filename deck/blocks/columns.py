@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import html
 
-from deck.blocks.base import BlockKind, Opening, ParseContext, named
+from deck.blocks.base import BlockKind, Opening, ParseContext, ResolveContext, named
 from deck.model import Column, Columns, Div
+from deck.model.document import Group
 from deck.render.context import RenderContext
 
 
@@ -33,4 +34,13 @@ def render(r: RenderContext, block: Columns, notes: list[str]) -> str:
     return '<div class="columns">' + "".join(parts) + "</div>"
 
 
-KIND = BlockKind("columns", named("columns"), parse, render)
+def resolve(r: ResolveContext, block: Columns) -> Group:
+    """The columns, each a plain group (outputs without columns read them one after another)."""
+    columns = tuple(
+        Group("div", ("column",), {"width": c.width} if c.width else {}, r.nodes(c.blocks), c.loc)
+        for c in block.columns
+    )
+    return Group("columns", ("columns",), {}, columns, block.loc)
+
+
+KIND = BlockKind("columns", named("columns"), parse, render, resolve=resolve)

@@ -14,4 +14,5 @@ def render(r: RenderContext, div: Div, notes: list[str]) -> str:
     return markup
 
 
-KIND = BlockKind("handout", named("handout"), parse_div, render)
+SEEN_BY = frozenset({"handout", "notes", "notebook", "solutions"})  # never on the slides
+KIND = BlockKind("handout", named("handout"), parse_div, render, seen_by=SEEN_BY)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 
-from deck.blocks.base import BlockKind, Opening, ParseContext, named
+from deck.blocks.base import BlockKind, Opening, ParseContext, ResolveContext, left_out, named
 from deck.errors import Diagnostic
 from deck.model import Block, Notes
+from deck.model.document import Aside
 from deck.render.context import RenderContext
 from deck.theme import MINUTES_UNIT, NOTE_MINUTES
 
@@ -60,4 +61,9 @@ def unplanned(blocks: tuple[Block, ...]) -> list[Diagnostic]:
     ]
 
 
-KIND = BlockKind("notes", named("notes"), parse, render)
+def resolve(r: ResolveContext, block: Notes) -> Aside:
+    return Aside("notes", r.text(block.text, block.loc), block.loc)
+
+
+# The lecturer's notes are theirs: a notebook leaves them out.
+KIND = BlockKind("notes", named("notes"), parse, render, {"ipynb": left_out}, resolve)

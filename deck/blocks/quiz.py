@@ -7,9 +7,18 @@ import hashlib
 import random
 import re
 
-from deck.blocks.base import BlockKind, Opening, ParseContext, named
+from deck.blocks.answer import LABELS
+from deck.blocks.base import (
+    BlockKind,
+    NotebookWriter,
+    Opening,
+    ParseContext,
+    ResolveContext,
+    named,
+)
 from deck.errors import Diagnostic, Loc
 from deck.model import Choice, Quiz, QuizRecord, Section, walk_blocks
+from deck.model.document import QuizOrder, ShownQuiz
 from deck.render.context import RenderContext
 from deck.render.provenance import VALUE, Bindings
 
@@ -103,6 +112,9 @@ def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
         order = shuffled_order(settings.seed, r.section.path.name, quiz, correct, slot)
         choices, texts = [choices[k] for k in order], [texts[k] for k in order]
         correct = order.index(correct)
+    else:
+        order = list(range(len(choices)))
+    r.quiz_orders.append(QuizOrder(str(quiz.loc), tuple(order), correct))
     question = r.text(quiz.question, quiz.loc)
     explanation = r.text(quiz.explanation, quiz.loc) if quiz.explanation else ""
     r.records.quizzes.append(
@@ -179,4 +191,29 @@ def answer_source(section: Section, quiz: Quiz, correct: int) -> Loc:
     return Loc(found[-1].cell.loc.path, found[-1].line) if found else quiz.loc
 
 
-KIND = BlockKind("quiz", named("quiz"), parse, render)
+def resolve(r: ResolveContext, quiz: Quiz) -> ShownQuiz:
+    """The quiz as the slides showed it: its choices in their order there, the answer's place."""
+    shown = r.quiz_order(quiz)
+    choices = tuple(r.text(quiz.choices[k].text, quiz.choices[k].loc) for k in shown.order)
+    explanation = r.text(quiz.explanation, quiz.loc) if quiz.explanation else None
+    return ShownQuiz(r.text(quiz.question, quiz.loc), choices, shown.answer, explanation, quiz.loc)
+
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def notebook(w: NotebookWriter, quiz: ShownQuiz, exercise: bool) -> None:
+    """The question, its choices lettered as on the slides; the solutions add the answer."""
+    w.prose(quiz.question)
+    w.markdown(
+        "\n".join(f"- {LETTERS[k]}. {w.text(c).strip()}" for k, c in enumerate(quiz.choices))
+    )
+    if w.audience == "solutions":
+        right = w.text(quiz.choices[quiz.answer]).strip()
+        label = LABELS.get(w.lang, LABELS["en"])
+        w.markdown(f"**{label}: {LETTERS[quiz.answer]}. {right}**")
+        if quiz.explanation is not None:
+            w.prose(quiz.explanation)
+
+
+KIND = BlockKind("quiz", named("quiz"), parse, render, {"ipynb": notebook}, resolve)

@@ -4,24 +4,22 @@ the outputs the build made, exercises blanked for students or kept whole for the
 
 from __future__ import annotations
 
+import ast
 import base64
 import re
 from pathlib import Path
 from typing import Any
 
-from deck.model import (
-    Cell,
-    CellResult,
-    Code,
-    Columns,
-    Div,
-    Lesson,
-    Notes,
-    Pause,
-    Prose,
-    Quiz,
-    Section,
-    SectionResult,
+from deck.blocks import handler
+from deck.model.document import (
+    Document,
+    Group,
+    Listing,
+    Node,
+    ShownCell,
+    Text,
+    Value,
+    walk,
 )
 from deck.render.htmltext import plain
 
@@ -31,11 +29,12 @@ MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]|~$<>])")
 SPAN = re.compile(r"\[([^\]\n]*)\]\{[^}\n]*\}")  # `[text]{.fragment}` → text
 ATTRS = re.compile(r"(?<=[)\w])\{[.#][^}\n]*\}")  # `![a](x.png){width=50%}` → no attributes
 EXERCISE = "exercise"  # `#| exercise: true`, `::: exercise`
+# An exercise's place to write: a comment alone (a `...` would print `Ellipsis`).
 STUB = {
-    "zh": "# 练习：在这里写你的代码（答案见 {solutions}）\n...",
-    "en": "# Exercise: write your code here (the solution is in {solutions})\n...",
+    "zh": "# 练习：在这里写你的代码（答案见 {solutions}）",
+    "en": "# Exercise: write your code here (the solution is in {solutions})",
 }
-QUIZ_ANSWER = {"zh": "答案", "en": "Answer"}
+RC_FILE = "matplotlibrc"  # the deck's figure settings (fonts that draw Chinese), in code/
 SETUP = '''\
 # Run the cells as the build ran them: in the lesson's folder (code/ beside this notebook),
 # its modules importable, and random generators seeded at each section's start (exec.seed).
@@ -47,6 +46,11 @@ if os.path.isdir("code") and not globals().get("_deck_folder"):
 _deck_folder = os.getcwd()
 if _deck_folder not in sys.path:
     sys.path.insert(0, _deck_folder)
+if os.path.isfile("matplotlibrc"):  # the figures' settings the deck drew with (its fonts)
+    import matplotlib
+
+    _rc = matplotlib.rc_params_from_file("matplotlibrc", use_default_template=False)
+    matplotlib.rcParams.update({k: v for k, v in _rc.items() if k != "backend"})
 
 
 def seed_section(seed):
@@ -93,25 +97,18 @@ def seed_section(seed):
 '''
 
 
-def language(lesson: Lesson) -> str:
-    return "en" if lesson.config.lang.lower().startswith("en") else "zh"
+def language(lang: str) -> str:
+    """The table of the notebook's own words: Chinese for a `zh` lesson, else English."""
+    return "zh" if lang.lower().startswith("zh") else "en"
 
 
-def is_exercise(block: Any) -> bool:
-    if isinstance(block, Cell):
-        return block.options.get(EXERCISE) is True
-    return isinstance(block, Div) and EXERCISE in block.classes
-
-
-def has_exercises(lesson: Lesson) -> bool:
-    return any(is_exercise(b) for s in lesson.sections for b in walk(s))
-
-
-def walk(section: Section):
-    from deck.model import walk_blocks
-
-    for slide in section.slides:
-        yield from walk_blocks(slide.blocks)
+def has_exercises(doc: Document) -> bool:
+    return any(
+        (isinstance(n, ShownCell) and n.exercise)
+        or (isinstance(n, Group) and "exercise" in n.classes)
+        for slide in doc.slides()
+        for n in walk(slide.blocks)
+    )
 
 
 def escape_value(text: str) -> str:
@@ -119,91 +116,64 @@ def escape_value(text: str) -> str:
     return MARKDOWN_SPECIALS.sub(r"\\\1", text).replace("\n", " ")
 
 
-class SectionCells:
-    """The notebook cells of one section (`solutions`: exercises whole, answers shown)."""
+def _value(value: Value) -> str:
+    return escape_value(value.text)
 
-    def __init__(self, lesson: Lesson, section: Section, result: SectionResult, solutions: bool):
-        self.lesson, self.section, self.result = lesson, section, result
-        self.solutions = solutions
-        self.lang = language(lesson)
+
+class NotebookCells:
+    """The notebook's cells, written from the document (`audience`: "notebook" for students,
+    exercises blanked; "solutions": exercises whole, answers shown). Each block kind writes its
+    own node (`deck.blocks.handler`); prose, listings and cells are written here."""
+
+    def __init__(self, doc: Document, solutions: bool):
+        self.doc = doc
+        self.audience = "solutions" if solutions else "notebook"
+        self.lang = language(doc.lang)
         self.cells: list[dict[str, Any]] = []
-        self.markdown: list[str] = []
-        by_cell = zip(section.cells(), result.cells, strict=True)
-        self.results: dict[int, CellResult] = {id(c): r for c, r in by_cell}
-        self.defaults = {"echo": section.settings.quarto, **section.settings.execute}
+        self.pending: list[str] = []
 
     # ---- text -------------------------------------------------------------------------
-    def fill(self, text: str) -> str:
-        def value(m: re.Match[str]) -> str:
-            expr = self.section.inlines[int(m.group(1))].expr
-            return escape_value(self.result.inline.get(expr, ""))
+    def text(self, text: Text) -> str:
+        return ATTRS.sub("", SPAN.sub(r"\1", text.markdown(_value)))
 
-        return PLACEHOLDER.sub(value, text)
+    def prose(self, text: Text) -> None:
+        self.markdown(self.text(text).strip("\n"))
 
-    def prose(self, text: str) -> None:
-        text = ATTRS.sub("", SPAN.sub(r"\1", self.fill(text))).strip("\n")
-        if text.strip():
-            self.markdown.append(text)
+    def markdown(self, markdown: str) -> None:
+        if markdown.strip():
+            self.pending.append(markdown)
 
     def flush(self) -> None:
-        if self.markdown:
-            self.cells.append(markdown_cell("\n\n".join(self.markdown)))
-            self.markdown = []
+        if self.pending:
+            self.cells.append(markdown_cell("\n\n".join(self.pending)))
+            self.pending = []
 
     # ---- blocks -----------------------------------------------------------------------
-    def build(self) -> list[dict[str, Any]]:
-        seed = self.section.settings.seed
+    def section(self, seed: int, slides: Any) -> None:
         self.cells.append(code_cell(f"seed_section({seed})", {"deck": {"setup": True}}, True))
-        for slide in self.section.slides:
-            if slide.title:
-                self.markdown.append("#" * slide.level + " " + self.fill(slide.title))
-            self.blocks(slide.blocks, exercise=False)
+        for slide in slides:
+            if slide.title is not None:
+                self.markdown("#" * slide.level + " " + self.text(slide.title))
+            self.nodes(slide.blocks, exercise=False)
             self.flush()
-        return self.cells
 
-    def blocks(self, blocks: tuple[Any, ...], exercise: bool) -> None:
-        for block in blocks:
-            if isinstance(block, Prose):
-                self.prose(block.text)
-            elif isinstance(block, Cell):
-                self.cell(block, exercise or is_exercise(block))
-            elif isinstance(block, Code):
-                if block.attrs.get("cell") != "true" or block.text.strip():
-                    self.markdown.append(f"```{block.lang}\n{block.text}\n```")
-            elif isinstance(block, Columns):
-                for column in block.columns:
-                    self.blocks(column.blocks, exercise)
-            elif isinstance(block, Quiz):
-                self.quiz(block)
-            elif isinstance(block, Div):
-                if "answer" in block.classes and not self.solutions:
-                    continue
-                self.blocks(block.blocks, exercise or is_exercise(block))
-            elif isinstance(block, Notes | Pause):
-                continue  # the lecturer's notes and the slides' steps stay on the slides
+    def nodes(self, nodes: tuple[Node, ...], exercise: bool) -> None:
+        for node in nodes:
+            if self.audience not in getattr(node, "seen_by", (self.audience,)):
+                continue  # (the lecturer's notes; an answer, in the students' notebook)
+            if isinstance(node, Text):
+                self.prose(node)
+            elif isinstance(node, ShownCell):
+                self.cell(node, exercise or node.exercise)
+            elif isinstance(node, Listing):
+                self.markdown(f"```{node.lang}\n{node.text}\n```")
+            else:
+                handler("ipynb", node)(self, node, exercise)
 
-    def quiz(self, quiz: Quiz) -> None:
-        self.prose(quiz.question)
-        letters = "ABCDEFGHIJ"
-        lines = [f"- {letters[k]}. {self.fill(c.text).strip()}" for k, c in enumerate(quiz.choices)]
-        self.markdown.append("\n".join(lines))
-        if self.solutions:
-            right = [letters[k] for k, c in enumerate(quiz.choices) if c.correct]
-            answer = f"**{QUIZ_ANSWER[self.lang]}: {', '.join(right) or '—'}**"
-            self.markdown.append(answer)
-            self.prose(quiz.explanation)
-
-    def option(self, cell: Cell, key: str) -> Any:
-        return cell.options.get(key, self.defaults.get(key))
-
-    def cell(self, cell: Cell, exercise: bool) -> None:
-        result = self.results.get(id(cell))
-        if cell.replay or result is None:
-            return  # (a `.qmd` part's replay of earlier cells: the notebook ran them already)
+    def cell(self, cell: ShownCell, exercise: bool) -> None:
         self.flush()
-        hidden = not self.option(cell, "echo") or self.option(cell, "include") is False
         meta: dict[str, Any] = {"deck": {"line": cell.loc.line, "file": cell.loc.path}}
-        if hidden:  # its code is not shown on the slides
+        if not cell.echo:  # its code is not shown on the slides
             meta["deck"]["hidden"] = True
             meta["jupyter"] = {"source_hidden": True}
         if cell.label:
@@ -214,15 +184,56 @@ class SectionCells:
             meta["deck"]["exercise"] = True
             meta["tags"] = [EXERCISE]
             meta.pop("jupyter", None)  # an exercise's code is the point
-            if not self.solutions:
-                code = stub(code, self.lang, self.lesson.name)
-        if not exercise or self.solutions:
-            if self.option(cell, "output") is not False:
-                outputs = cell_outputs(self, cell, result)
+            if self.audience != "solutions":
+                code = stub(code, self.lang, self.doc.name)
+        if (not exercise or self.audience == "solutions") and cell.show_output:
+            outputs = cell_outputs(self, cell)
+        if code == cell.code.strip("\n"):
+            code = quiet_last_value(code, cell)
         self.cells.append(code_cell(code, meta, False, outputs))
-        caption = cell.options.get("fig-cap")
-        if caption and result.figures and outputs:
-            self.markdown.append(f"*{self.fill(str(caption)).strip()}*")
+        if cell.caption is not None and cell.figures and outputs:
+            self.markdown(f"*{self.text(cell.caption).strip()}*")
+
+    def title(self) -> None:
+        """The lesson's title cell, unless its first slide is its own title slide."""
+        slides = self.doc.slides()
+        first = slides[0] if slides else None
+        own = first is not None and (
+            "title-slide" in first.classes
+            or (first.title is not None and self.text(first.title).strip() == self.doc.title)
+        )
+        if own:
+            return
+        title = [f"# {self.doc.title}"]
+        for extra in (self.doc.subtitle, self.doc.author, self.doc.date):
+            if extra:
+                title.append(escape_value(extra))
+        self.cells.append(markdown_cell("\n\n".join(title)))
+
+
+def quiet_last_value(code: str, cell: ShownCell) -> str:
+    """A cell that ends with a call the slide showed no value of (a matplotlib call's
+    `<Legend at 0x…>`, which the deck hides; `print` and `display` aside) ends with `;`, so
+    Jupyter hides it too."""
+    if any(o.kind not in ("stdout", "warning", "error") for o in cell.outputs):
+        return code
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    last = tree.body[-1] if tree.body else None
+    if not isinstance(last, ast.Expr) or last.end_lineno is None:
+        return code
+    call = last.value
+    if not isinstance(call, ast.Call) or (
+        isinstance(call.func, ast.Name) and call.func.id in ("print", "display")
+    ):
+        return code  # (a name, a literal: the slide would have shown its value)
+    lines = code.split("\n")
+    row, col = last.end_lineno - 1, last.end_col_offset or 0
+    line = lines[row].encode()  # (ast's columns count UTF-8 bytes)
+    lines[row] = (line[:col] + b";" + line[col:]).decode()
+    return "\n".join(lines)
 
 
 def stub(code: str, lang: str, name: str) -> str:
@@ -239,14 +250,12 @@ def stub(code: str, lang: str, name: str) -> str:
     return f"{instructions}\n{blank}" if instructions else blank
 
 
-def cell_outputs(sc: SectionCells, cell: Cell, result: CellResult) -> list[dict[str, Any]]:
+def cell_outputs(nb: NotebookCells, cell: ShownCell) -> list[dict[str, Any]]:
     """What the build showed of the cell, as Jupyter outputs: printed text as streams, the last
     value as `text/plain` (or `text/html` where the build made HTML), figures as PNG (twice
     their size, shown at their own) and SVG."""
     outputs: list[dict[str, Any]] = []
-    for output in result.outputs:
-        if output.kind == "warning" and not sc.option(cell, "warning"):
-            continue
+    for output in cell.outputs:
         if output.kind == "stdout":
             outputs.append({"output_type": "stream", "name": "stdout", "text": output.data})
         elif output.kind in ("warning", "error"):
@@ -257,16 +266,16 @@ def cell_outputs(sc: SectionCells, cell: Cell, result: CellResult) -> list[dict[
         else:
             data = {"text/plain": output.data}
             outputs.append({"output_type": "display_data", "data": data, "metadata": {}})
-    alt = cell.options.get("fig-alt") or cell.options.get("fig-cap") or ""
-    for figure in result.figures:
-        folder = Path(sc.result.figure_dir)
+    alt = cell.alt.markdown(lambda v: v.text) if cell.alt is not None else ""
+    for figure in cell.figures:
+        folder = Path(cell.figure_dir)
         width = round(figure.width_in * 96)  # CSS px, as the deck shows it
         data = {"image/svg+xml": (folder / figure.file).read_text("utf-8")}
         meta = {"image/svg+xml": {"width": width}}
         if figure.png:
             data["image/png"] = base64.b64encode((folder / figure.png).read_bytes()).decode()
             meta["image/png"] = {"width": width}
-        data["text/plain"] = sc.fill(str(alt)) or figure.file
+        data["text/plain"] = alt or figure.file
         outputs.append({"output_type": "display_data", "data": data, "metadata": meta})
     return outputs
 
@@ -289,15 +298,14 @@ def code_cell(
     }
 
 
-def notebook(lesson: Lesson, results: dict[str, SectionResult], solutions: bool) -> dict[str, Any]:
+def notebook(doc: Document, solutions: bool) -> dict[str, Any]:
     """The whole notebook (nbformat 4.5), cells numbered with stable ids."""
-    title = [f"# {lesson.title}"]
-    for extra in (lesson.config.subtitle, lesson.config.author, lesson.config.date):
-        if extra:
-            title.append(escape_value(extra))
-    cells = [markdown_cell("\n\n".join(title)), code_cell(SETUP, {"deck": {"setup": True}}, True)]
-    for section in lesson.sections:
-        cells += SectionCells(lesson, section, results[section.name], solutions).build()
+    nb = NotebookCells(doc, solutions)
+    nb.title()
+    nb.cells.append(code_cell(SETUP, {"deck": {"setup": True}}, True))
+    for section in doc.sections:
+        nb.section(section.seed, section.slides)
+    cells = nb.cells
     for n, cell in enumerate(cells):
         cell["id"] = f"c{n:04d}"
         cell["source"] = lines_of(cell["source"])
@@ -309,7 +317,7 @@ def notebook(lesson: Lesson, results: dict[str, SectionResult], solutions: bool)
         "metadata": {
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"},
-            "deck": {"lesson": lesson.name, "lang": lesson.config.lang, "solutions": solutions},
+            "deck": {"lesson": doc.name, "lang": doc.lang, "solutions": solutions},
         },
         "nbformat": 4,
         "nbformat_minor": 5,

@@ -16,17 +16,19 @@ from typing import Any
 from urllib.parse import quote
 
 from deck.errors import Diagnostic, Loc
+from deck.model.document import Document
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, file_digest
 from deck.source.contain import outside
 from deck.source.prepass import display_path
 from deck.store.files import content_hash
-from deck.theme import ENGINE
+from deck.theme import ENGINE, STATIC
 
 CODE = "code"  # dist/<lesson>/code/: the notebook's first cell makes it the working directory
 IMPORTS_DECK = re.compile(r"^\s*(from|import)\s+deck\b", re.M)  # cells using `deck.show`
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
+RC_FILE = "matplotlibrc"  # (deck.publish.nbcells: the set-up cell applies it)
 
 
 def lesson_folder(built: Built) -> Path:
@@ -134,6 +136,8 @@ def shipped(built: Built) -> tuple[dict[str, Path], list[str]]:
     if uses_engine:
         for rel in engine_modules():
             found[rel] = ENGINE.parent / rel
+    if draws_figures(built):
+        found[RC_FILE] = STATIC / "matplotlibrc"
     warnings = []
     for link, (target, readers) in sorted(refused.items()):
         by = f", read by {', '.join(sorted(readers))}" if readers else ""
@@ -144,6 +148,20 @@ def shipped(built: Built) -> tuple[dict[str, Path], list[str]]:
         at = Loc(f"{display_path(folder)}/{link}", 1)  # (the link's path, not its target's)
         warnings.append(str(Diagnostic(at, "path", message, "warning")))
     return {f"{CODE}/{rel}": found[rel] for rel in sorted(found)}, warnings
+
+
+def document_of(built: Built) -> Document:
+    if built.deck.document is None:
+        raise ValueError("the notebook is made from the rendered deck's document")
+    return built.deck.document
+
+
+def draws_figures(built: Built) -> bool:
+    """Whether a cell drew a figure or uses matplotlib: then code/ holds the deck's figure
+    settings (`matplotlibrc`: the fonts that draw Chinese), applied by the notebook's set-up."""
+    if any(c.figures for r in built.results.values() for c in r.cells):
+        return True
+    return any("matplotlib" in c.code for s in built.lesson.sections for c in s.cells())
 
 
 def code_files(built: Built) -> dict[str, Path]:
@@ -168,7 +186,7 @@ class Notebooks:
         from deck.publish.nbcells import has_exercises
 
         name = built.lesson.name
-        if has_exercises(built.lesson):
+        if has_exercises(document_of(built)):
             return (f"{name}.ipynb", f"{name}-solutions.ipynb")
         return (f"{name}.ipynb",)
 
@@ -183,7 +201,7 @@ class Notebooks:
 
         made = {}
         for n, name in enumerate(self.notebook_names(built)):
-            data = notebook(built.lesson, built.results, solutions=n == 1)
+            data = notebook(document_of(built), solutions=n == 1)
             made[name] = (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode()
         self._made = (built, made)
         return made

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from deck.errors import Diagnostic, Loc
 from deck.model import Block, Cell, CellResult, Records, Section, WidgetKind
+from deck.model.document import QuizOrder
 
 
 @dataclass
@@ -34,6 +35,7 @@ class RenderContext(Protocol):
     figure_ids: set[str]  # `fig-…` labels given to a figure already (an id is given once)
     cells: dict[int, CellResult]  # id(cell) → its result
     widget_kinds: dict[str, WidgetKind]  # the lesson's widget kinds, by name
+    quiz_orders: list[QuizOrder]  # how each quiz was shown (the document reads it)
 
     @property
     def lang(self) -> str:

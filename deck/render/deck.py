@@ -29,8 +29,10 @@ from deck.model import (
     Section,
     SectionResult,
 )
+from deck.model.document import Document
 from deck.render.cite import cite
 from deck.render.crossref import crossref
+from deck.render.document import document
 from deck.render.frame import deck_settings, missing_media
 from deck.render.host import build_host, kernel_record
 from deck.render.htmltext import lazy_images
@@ -66,6 +68,7 @@ class RenderedDeck:
     media: tuple[tuple[str, Path], ...] = ()  # (path inside the deck folder, source file)
     warnings: tuple[Diagnostic, ...] = ()
     views: dict[str, str] = field(default_factory=dict)  # layout (theme.VIEWS) → its page
+    document: Document | None = None  # the lesson resolved for presentation (every output's)
 
 
 def new_markdown() -> Any:
@@ -241,6 +244,7 @@ def render_lesson(
         tuple(sorted(media.items())),
         tuple(warnings + deck.warnings),
         views,
+        document(lesson, results, parts),
     )
 
 

@@ -30,6 +30,7 @@ from deck.model import (
     WidgetKind,
     walk_blocks,
 )
+from deck.model.document import QuizOrder
 from deck.render.cells import render_cell
 from deck.render.context import SlideState
 from deck.render.frame import is_local, media_path
@@ -107,6 +108,7 @@ class SectionRenderer:
     incremental: bool = False
     slide_state: SlideState = field(default_factory=SlideState)
     sources: list[Producer] = field(default_factory=list)  # of the current slide's values
+    quiz_orders: list[QuizOrder] = field(default_factory=list)  # how each quiz was shown
 
     def __post_init__(self) -> None:
         self.cells = dict(zip(map(id, self.section.cells()), self.result.cells, strict=True))
@@ -385,5 +387,10 @@ class SectionRenderer:
             for s in slides
         )
         return SectionRender(
-            done, self.records, tuple(self.figure_files), tuple(self.media), tuple(self.warnings)
+            done,
+            self.records,
+            tuple(self.figure_files),
+            tuple(self.media),
+            tuple(self.warnings),
+            tuple(self.quiz_orders),
         )

@@ -16,6 +16,7 @@ from typing import Any
 
 from deck.errors import Diagnostic
 from deck.model import Lesson, Loc, Records, Section, SectionResult
+from deck.model.document import QuizOrder
 from deck.render.mathtex import katex_fingerprint
 from deck.store.files import write_atomic
 from deck.theme import ENGINE, TEMPLATES
@@ -121,6 +122,7 @@ class SectionRender:
     figures: tuple[str, ...]  # file names in the section result's figure folder
     media: tuple[MediaFile, ...] = ()
     warnings: tuple[Diagnostic, ...] = ()  # repeated when the render is taken from the cache
+    quiz_orders: tuple[QuizOrder, ...] = ()  # how each quiz was shown, for the document
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -129,6 +131,7 @@ class SectionRender:
             "figures": list(self.figures),
             "media": [[m.published, m.source, m.loc.path, m.loc.line] for m in self.media],
             "warnings": [[w.loc.path, w.loc.line, w.code, w.message] for w in self.warnings],
+            "quiz_orders": [[q.loc, list(q.order), q.answer] for q in self.quiz_orders],
         }
 
     @staticmethod
@@ -144,6 +147,10 @@ class SectionRender:
             warnings=tuple(
                 Diagnostic(Loc(str(a), int(b)), str(c), str(d), "warning")
                 for a, b, c, d in data["warnings"]
+            ),
+            quiz_orders=tuple(
+                QuizOrder(str(loc), tuple(int(k) for k in order), int(answer))
+                for loc, order, answer in data["quiz_orders"]
             ),
         )
 

@@ -210,7 +210,8 @@ def test_exercises_are_stubs_for_students_and_whole_in_the_solutions(built: Path
 def test_the_code_folder_holds_the_lessons_modules_and_data(built: Path):
     code = built / "dist/nb/code"
     files = sorted(p.relative_to(code).as_posix() for p in code.rglob("*") if p.is_file())
-    assert files == ["data/points.csv", "stats.py"]
+    # (and the deck's figure settings: the lesson draws with matplotlib)
+    assert files == ["data/points.csv", "matplotlibrc", "stats.py"]
     assert (code / "data/points.csv").read_text() == LESSON["data/points.csv"]
 
 

@@ -1,0 +1,158 @@
+"""The lesson resolved for presentation: one typed document between render and publish.
+
+Render resolves what a slide shows once: every computed value as text (with the line that
+computed it), each quiz's choices in the order the slides show them with the answer, each
+cell's code, outputs and figures as shown, and who sees each block (`AUDIENCES`). Exporters
+read this document; none re-derives it from the parsed lesson or parses the deck's HTML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from deck.errors import Loc
+from deck.model.results import Figure, Output
+
+# Who sees a block: the projected slides, the students' handout, the lecturer's notes, the
+# students' notebook and its solutions.
+AUDIENCES = ("slides", "handout", "notes", "notebook", "solutions")
+EVERYONE = frozenset(AUDIENCES)
+
+
+@dataclass(frozen=True)
+class QuizOrder:
+    """How render showed a quiz: its choices' written indices in the order shown, and the
+    answer's position in that order (recorded with the section's render)."""
+
+    loc: str  # the quiz's `file:line`
+    order: tuple[int, ...]
+    answer: int
+
+
+@dataclass(frozen=True)
+class Value:
+    """A computed inline value, as the slide shows it (text, never markup)."""
+
+    expr: str
+    text: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Text:
+    """Markdown as written (math left as `$TeX$`), each computed value in place as a `Value`."""
+
+    parts: tuple[str | Value, ...]
+    loc: Loc
+
+    def markdown(self, value: Callable[[Value], str]) -> str:
+        """The text with each value written by `value` (escaped as the output needs)."""
+        return "".join(p if isinstance(p, str) else value(p) for p in self.parts)
+
+    @property
+    def values(self) -> tuple[Value, ...]:
+        return tuple(p for p in self.parts if isinstance(p, Value))
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A fenced code block shown as it is written (not run)."""
+
+    lang: str
+    text: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class ShownCell:
+    """A cell as the build showed it: its code (when `echo`), its outputs and figures."""
+
+    code: str
+    loc: Loc
+    label: str | None
+    echo: bool  # its code is on the slide
+    exercise: bool  # students write it themselves
+    show_output: bool  # `output: false` hides what it printed and drew
+    outputs: tuple[Output, ...]  # warnings left out where the slide leaves them out
+    figures: tuple[Figure, ...]
+    figure_dir: str
+    alt: Text | None  # `fig-alt` (else `fig-cap`) with its values
+    caption: Text | None
+
+
+@dataclass(frozen=True)
+class ShownQuiz:
+    """A quiz as the slides show it: choices in the order shown, the answer's position."""
+
+    question: Text
+    choices: tuple[Text, ...]
+    answer: int
+    explanation: Text | None
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Group:
+    """A `:::` block of some kind (its name in `kind`) and the blocks inside it."""
+
+    kind: str
+    classes: tuple[str, ...]
+    attrs: dict[str, str]
+    blocks: tuple[Node, ...]
+    loc: Loc
+    seen_by: frozenset[str] = EVERYONE
+
+
+@dataclass(frozen=True)
+class Aside:
+    """What only the lecturer sees (speaker notes) or only the projector does (a pause)."""
+
+    kind: str  # notes, pause
+    text: Text | None
+    loc: Loc
+    seen_by: frozenset[str] = frozenset({"notes"})
+
+
+Node = Text | Listing | ShownCell | ShownQuiz | Group | Aside
+
+
+@dataclass(frozen=True)
+class DocSlide:
+    number: int  # deck-wide, from 1
+    title: Text | None
+    level: int  # 1: a section's title slide
+    classes: tuple[str, ...]
+    loc: Loc
+    blocks: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class DocSection:
+    name: str
+    rel: str
+    seed: int
+    slides: tuple[DocSlide, ...]
+
+
+@dataclass(frozen=True)
+class Document:
+    name: str
+    title: str
+    lang: str
+    subtitle: str | None
+    author: str | None
+    date: str | None
+    footer: str | None
+    sections: tuple[DocSection, ...]
+
+    def slides(self) -> list[DocSlide]:
+        return [slide for section in self.sections for slide in section.slides]
+
+
+def walk(nodes: tuple[Node, ...]):
+    """Every node, depth first, those inside groups too."""
+    for node in nodes:
+        yield node
+        if isinstance(node, Group):
+            yield from walk(node.blocks)
