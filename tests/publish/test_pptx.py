@@ -385,14 +385,30 @@ def test_the_main_lesson(tmp_path: Path):
         drawn = [p._element.nvPicPr.cNvPr.get("descr") for p in slide.shapes if p.shape_type == 13]
         assert figure["alt"] in drawn, (figure["file"], drawn)
     assert sum(1 for slide in prs.slides for s in slide.shapes if s.has_table) >= 15
+    # its three flows (01-background, 04-multihead; 05-encoder's `.vertical`, in a column) as
+    # boxes joined by arrows, not lists (tests/publish/test_pptx_fidelity.py: how they look)
+    flows = [
+        [s for s in slide.shapes if s.name.startswith("Flow box")]
+        for slide in prs.slides
+        if any(s.name.startswith("Flow box") for s in slide.shapes)
+    ]
+    assert [len(boxes) for boxes in flows] == [4, 4, 6]
+    heads = [b.text_frame.text.split("\v")[0] for b in flows[0]]
+    assert heads == ["RNN / LSTM", "Seq2Seq", "+ Attention", "Transformer"]
+    assert len({b.left for b in flows[2]}) == 1 and len({b.top for b in flows[0]}) == 1
+    assert flows[2][0].text_frame.text.startswith("输入嵌入")
+    for box in (b for boxes in flows for b in boxes):  # on the slide
+        assert 0 <= box.left and box.left + box.width <= prs.slide_width
+        assert box.top + box.height <= prs.slide_height
     pdf = soffice_pdf(out / "slides.pptx", tmp_path)
     assert pdf_pages(pdf) == values["slides"]
     outside = [w for w in words(pdf) if w[1] > 540 + 0.5 or w[2] > 960 + 0.5]
     assert not outside, outside[:5]  # no text runs off a slide as LibreOffice lays it out
 
 
-def words(pdf: Path) -> list[tuple[str, float, float, int]]:
-    """Each word LibreOffice's PDF draws: (text, bottom, right, page), from `pdftotext -bbox`."""
+def words(pdf: Path, least: int = 1000) -> list[tuple[str, float, float, int]]:
+    """Each word LibreOffice's PDF draws: (text, bottom, right, page), from `pdftotext -bbox`
+    (at least `least` of them)."""
     from html.parser import HTMLParser
 
     out = subprocess.run(
@@ -417,5 +433,5 @@ def words(pdf: Path) -> list[tuple[str, float, float, int]]:
                 self.box = None
 
     Boxes().feed(out)
-    assert len(found) > 1000  # (the parse found the lesson's words)
+    assert len(found) > least  # (the parse found the lesson's words)
     return found

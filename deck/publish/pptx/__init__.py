@@ -25,7 +25,7 @@ CSS_PX_PT = 0.75  # a CSS pixel in points (960 pt wide = 1280 px)
 
 def notes_text(html: str) -> str:
     """Speaker notes (HTML) as plain paragraphs, values and formulas as text."""
-    from deck.publish.pptx.parse import ColumnsBlock, QuizBlock, Text, slide_blocks
+    from deck.publish.pptx.parse import ColumnsBlock, Flow, QuizBlock, Text, slide_blocks
 
     lines: list[str] = []
 
@@ -42,6 +42,8 @@ def notes_text(html: str) -> str:
                     walk(column)
             elif isinstance(block, QuizBlock):
                 walk([Text(block.question)])
+            elif isinstance(block, Flow):
+                walk([Text(block.boxes)])
             elif hasattr(block, "source") and getattr(block, "kind", "") == "formula":
                 lines.append(block.source)
             elif hasattr(block, "text"):
@@ -160,7 +162,7 @@ class Pptx:
 
     def make(self, built: Built) -> tuple[bytes, list[str]]:
         from deck.publish.pptx.compose import add_slide, new_presentation
-        from deck.publish.pptx.parse import Picture, slide_blocks, title_runs
+        from deck.publish.pptx.parse import Picture, slide_blocks, slide_footer, title_runs
         from deck.publish.pptx.pictures import SCALE, Pictures
         from deck.render.mathtex import KaTeX, lesson_macros
 
@@ -242,6 +244,7 @@ class Pptx:
                 lang,
                 files,
                 natural,
+                slide_footer(s.without_handouts()),
             )
         out = io.BytesIO()
         prs.save(out)

@@ -1,22 +1,23 @@
 """The PowerPoint file itself, with python-pptx: one 16:9 slide per deck slide, its title and
 text as editable text (real bullet lists, bold, italic, code in the deck's code font), tables
-as tables, figures and display formulas as pictures with their alt text, speaker notes in the
-notes pane and a slide-number field on every slide."""
+as tables, figures and display formulas as pictures with their alt text, flows as boxes and
+arrows, speaker notes in the notes pane, the deck's footer and a slide-number field on every
+slide."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from deck.publish.pptx.diagram import add_flow
 from deck.publish.pptx.layout import (
     BODY_TOP,
     CODE_PT,
     HEIGHT_PT,
-    INDENT,
     MARGIN,
-    PT,
     TABLE_PT,
     TITLE_HEIGHT,
     TITLE_TOP,
@@ -33,6 +34,7 @@ from deck.publish.pptx.layout import (
 from deck.publish.pptx.parse import (
     Block,
     CodeBlock,
+    Flow,
     Para,
     Picture,
     QuizBlock,
@@ -40,93 +42,18 @@ from deck.publish.pptx.parse import (
     Table,
     Text,
 )
-
-MAIN_FONT = "Noto Sans CJK SC"  # the deck's text font (deck/static/deck.css), CJK and Latin
-CODE_FONT = "DejaVu Sans Mono"  # the deck's code font
-INK, CODE_INK, MUTED, CODE_FILL, ACCENT = "1C2733", "24292F", "5B6770", "F3F5F7", "2A76DD"
-BULLETS = {"•": None}
-
-
-def _rgb(hex_: str) -> Any:
-    from pptx.dml.color import RGBColor
-
-    return RGBColor.from_string(hex_)
-
-
-def _emu(points: float) -> int:
-    return int(round(points * PT))
-
-
-def _qn(tag: str) -> str:
-    from pptx.oxml.ns import qn
-
-    return qn(tag)
-
-
-def style_run(run: Any, source: Run, size: float, lang: str, color: str = INK) -> None:
-    """The run's properties written straight into its `a:rPr`, children in the schema's order
-    (fill, latin, ea, cs): python-pptx's property setters cost most of the file's time."""
-    rpr = run._r.get_or_add_rPr()
-    rpr.set("lang", lang)
-    rpr.set("sz", str(int(round(size * 100))))
-    if source.bold:
-        rpr.set("b", "1")
-    if source.italic:
-        rpr.set("i", "1")
-    if source.script:
-        rpr.set("baseline", "30000" if source.script > 0 else "-25000")
-    fill = rpr.makeelement(_qn("a:solidFill"), {})
-    fill.append(fill.makeelement(_qn("a:srgbClr"), {"val": CODE_INK if source.code else color}))
-    rpr.append(fill)
-    face = CODE_FONT if source.code else MAIN_FONT
-    for tag, typeface in (("a:latin", face), ("a:ea", MAIN_FONT), ("a:cs", MAIN_FONT)):
-        rpr.append(rpr.makeelement(_qn(tag), {"typeface": typeface}))
-    if source.link and source.link.startswith(("http://", "https://", "mailto:")):
-        run.hyperlink.address = source.link
-
-
-def fill_paragraph(paragraph: Any, para: Para, size: float, lang: str, color: str = INK) -> None:
-    for source in para.runs or [Run("")]:
-        text = source.text.replace("\v", "\n").replace("\u2063", "")
-        pieces = text.split("\n")
-        for k, piece in enumerate(pieces):
-            if k:
-                paragraph.add_line_break()
-            if piece:
-                run = paragraph.add_run()
-                run.text = piece
-                style_run(run, source, size, lang, color)
-    paragraph.space_after = _emu(size * 0.35)
-    if para.bullet:
-        ppr = paragraph._p.get_or_add_pPr()
-        indent = INDENT * para.level
-        hang = 18.0 if para.bullet == "•" else 26.0  # room for the bullet or "A."
-        ppr.set("marL", str(_emu(indent + hang - 18.0)))
-        ppr.set("indent", str(_emu(-hang)))
-        font = ppr.makeelement(_qn("a:buFont"), {"typeface": MAIN_FONT})
-        ppr.append(font)
-        if para.bullet == "•":
-            ppr.append(ppr.makeelement(_qn("a:buChar"), {"char": "•"}))
-        else:
-            kind = "alphaUcPeriod" if para.bullet[0].isalpha() else "arabicPeriod"
-            first = ord(para.bullet[0]) - 64 if para.bullet[0].isalpha() else int(para.bullet[:-1])
-            attrs = {"type": kind}
-            if first != 1:
-                attrs["startAt"] = str(first)
-            ppr.append(ppr.makeelement(_qn("a:buAutoNum"), attrs))
-
-
-def text_box(slide: Any, x: float, y: float, w: float, h: float, fit_text: bool = True) -> Any:
-    from pptx.enum.text import MSO_AUTO_SIZE
-
-    box = slide.shapes.add_textbox(_emu(x), _emu(y), _emu(w), _emu(h))
-    frame = box.text_frame
-    frame.word_wrap = True
-    for side in ("left", "right"):
-        setattr(frame, f"margin_{side}", _emu(4))
-    frame.margin_top = frame.margin_bottom = _emu(2)
-    frame.auto_size = MSO_AUTO_SIZE.TEXT_TO_FIT_SHAPE if fit_text else MSO_AUTO_SIZE.NONE
-    return box
+from deck.publish.pptx.textrun import (
+    CODE_FILL,
+    FOOTER_PT,
+    INK,
+    MUTED,
+    emu,
+    fill_paragraph,
+    qn,
+    rgb,
+    style_run,
+    text_box,
+)
 
 
 def add_paras(slide: Any, box: Placed, paras: list[Para], lang: str, align: Any = None) -> Any:
@@ -147,23 +74,23 @@ def add_table(slide: Any, box: Placed, table: Table, lang: str) -> None:
         return
     widths = table_columns(table, box.width, box.scale)
     heights = table_rows(table, box.width, box.scale)
-    x, y, w, h = (_emu(v) for v in (box.x, box.y, sum(widths), sum(heights)))
+    x, y, w, h = (emu(v) for v in (box.x, box.y, sum(widths), sum(heights)))
     shape = slide.shapes.add_table(rows, columns, x, y, w, h).table
-    shape.first_row = any(h for _, h in table.rows[0])
+    shape.first_row = table.header  # (a header's style only where the deck has a header)
     shape.horz_banding = True
     size = TABLE_PT * box.scale
     for c, width in enumerate(widths):
-        shape.columns[c].width = _emu(width)
+        shape.columns[c].width = emu(width)
     for r, row in enumerate(table.rows):
-        shape.rows[r].height = _emu(heights[r])
-        for c, (text, header) in enumerate(row):
+        shape.rows[r].height = emu(heights[r])
+        for c, source in enumerate(row):
             cell = shape.cell(r, c)
-            cell.margin_left = cell.margin_right = _emu(4)
-            cell.margin_top = cell.margin_bottom = _emu(2)
+            cell.margin_left = cell.margin_right = emu(4)
+            cell.margin_top = cell.margin_bottom = emu(2)
             paragraph = cell.text_frame.paragraphs[0]
-            light = r == 0 and shape.first_row
-            color = "FFFFFF" if light else INK
-            fill_paragraph(paragraph, Para([Run(text, bold=header)]), size, lang, color)
+            color = "FFFFFF" if r == 0 and table.header else INK
+            runs = [replace(run, bold=run.bold or source.header) for run in source.runs]
+            fill_paragraph(paragraph, Para(runs), size, lang, color)
 
 
 def add_picture(
@@ -175,7 +102,7 @@ def add_picture(
 ) -> None:
     w, h = fit_picture(picture, box.width, natural, box.picture)
     shape = slide.shapes.add_picture(
-        str(png), _emu(box.x + (box.width - w) / 2), _emu(box.y), _emu(w), _emu(h)
+        str(png), emu(box.x + (box.width - w) / 2), emu(box.y), emu(w), emu(h)
     )
     props = shape._element.nvPicPr.cNvPr
     props.set("descr", picture.alt or picture.source)
@@ -187,10 +114,10 @@ def add_picture(
 def add_code(slide: Any, box: Placed, code: CodeBlock, lang: str) -> None:
     shape = text_box(slide, box.x, box.y, box.width, box.height)
     shape.fill.solid()
-    shape.fill.fore_color.rgb = _rgb(CODE_FILL)
+    shape.fill.fore_color.rgb = rgb(CODE_FILL)
     frame = shape.text_frame
-    frame.margin_left = frame.margin_right = _emu(6)
-    frame.margin_top = frame.margin_bottom = _emu(5)
+    frame.margin_left = frame.margin_right = emu(6)
+    frame.margin_top = frame.margin_bottom = emu(5)
     for k, line in enumerate(code.text.split("\n")):
         paragraph = frame.paragraphs[0] if k == 0 else frame.add_paragraph()
         run = paragraph.add_run()
@@ -207,25 +134,41 @@ def slide_number(slide: Any, number: int) -> None:
     paragraph = shape.text_frame.paragraphs[0]
     paragraph.alignment = PP_ALIGN.RIGHT
     field = paragraph._p.makeelement(
-        _qn("a:fld"),
+        qn("a:fld"),
         {
             "id": "{" + str(uuid.uuid5(uuid.NAMESPACE_OID, str(number))).upper() + "}",
             "type": "slidenum",
         },
     )
-    rpr = field.makeelement(_qn("a:rPr"), {"lang": "en-US", "sz": "1100"})
-    fill = rpr.makeelement(_qn("a:solidFill"), {})
-    fill.append(fill.makeelement(_qn("a:srgbClr"), {"val": MUTED}))
+    rpr = field.makeelement(qn("a:rPr"), {"lang": "en-US", "sz": "1100"})
+    fill = rpr.makeelement(qn("a:solidFill"), {})
+    fill.append(fill.makeelement(qn("a:srgbClr"), {"val": MUTED}))
     rpr.append(fill)
     field.append(rpr)
-    text = field.makeelement(_qn("a:t"), {})
+    text = field.makeelement(qn("a:t"), {})
     text.text = str(number)
     field.append(text)
-    end = paragraph._p.find(_qn("a:endParaRPr"))
+    end = paragraph._p.find(qn("a:endParaRPr"))
     if end is not None:
         end.addprevious(field)
     else:
         paragraph._p.append(field)
+
+
+def add_footer(slide: Any, paras: list[Para], lang: str) -> None:
+    """The deck's footer as it shows it: centred at the slide's foot in muted 18 px text
+    (deck/static/quarto.css `.footer`), clear of the slide number."""
+    from pptx.enum.text import PP_ALIGN
+
+    inset = MARGIN + 84.0  # (the slide number's box, 80 pt, stands at the right margin)
+    shape = text_box(slide, inset, HEIGHT_PT - 31, WIDTH_PT - 2 * inset, 24)
+    shape.name = "Footer"
+    frame = shape.text_frame
+    for k, para in enumerate(paras):
+        paragraph = frame.paragraphs[0] if k == 0 else frame.add_paragraph()
+        fill_paragraph(paragraph, Para(para.runs), FOOTER_PT, lang, MUTED)
+        paragraph.space_after = 0
+        paragraph.alignment = PP_ALIGN.CENTER
 
 
 def add_slide(
@@ -238,6 +181,7 @@ def add_slide(
     lang: str,
     pictures: dict[int, Path],
     natural: Callable[[Picture], tuple[float, float]],
+    footer: list[Para] | None = None,
 ) -> None:
     from pptx.enum.text import MSO_ANCHOR, PP_ALIGN
 
@@ -273,10 +217,14 @@ def add_slide(
             add_table(slide, box, block, lang)
         elif isinstance(block, CodeBlock):
             add_code(slide, box, block, lang)
+        elif isinstance(block, Flow):
+            add_flow(slide, box, block, lang)
         elif isinstance(block, Picture) and id(block) in pictures:
             add_picture(slide, box, block, pictures[id(block)], natural)
     if notes:
         slide.notes_slide.notes_text_frame.text = notes
+    if footer:
+        add_footer(slide, footer, lang)
     slide_number(slide, number)
 
 
@@ -284,7 +232,7 @@ def new_presentation(title: str, lang: str) -> Any:
     from pptx import Presentation
 
     prs = Presentation()
-    prs.slide_width, prs.slide_height = _emu(WIDTH_PT), _emu(HEIGHT_PT)
+    prs.slide_width, prs.slide_height = emu(WIDTH_PT), emu(HEIGHT_PT)
     prs.core_properties.title = title
     prs.core_properties.language = lang
     prs.core_properties.author = ""

@@ -1,13 +1,23 @@
 """The deck's own slide HTML as a small element tree (read with lxml's HTML parser, without
 KaTeX's visual spans), and KaTeX's MathML as text runs: identifiers in italics, scripts raised
-or lowered."""
+or lowered, accents as combining marks on their base."""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 MATH_SCRIPTS = {"msub", "msup", "msubsup"}
+# KaTeX's accent characters (`<mover accent="true">`'s `<mo>`: \hat \bar \tilde \vec
+# \dot \overline …) → the combining mark typeset on each character of the base
+ACCENTS_OVER = {
+    "^": "\u0302", "ˆ": "\u0302", "ˉ": "\u0304", "¯": "\u0304", "~": "\u0303", "˜": "\u0303",
+    "⃗": "\u20d7", "→": "\u20d7", "←": "\u20d6", "↔": "\u20e1", "˙": "\u0307", "¨": "\u0308",
+    "‾": "\u0305", "ˇ": "\u030c", "˘": "\u0306", "ˊ": "\u0301", "´": "\u0301", "ˋ": "\u0300",
+    "`": "\u0300", "˚": "\u030a", "⃛": "\u20db",
+}  # fmt: skip
+ACCENTS_UNDER = {"‾": "\u0332", "_": "\u0332", "~": "\u0330", "→": "\u20ef", "←": "\u20ee"}
 
 
 @dataclass
@@ -83,6 +93,23 @@ def tex_of(node: Node) -> str:
     return annotation.text().strip() if annotation is not None else node.text()
 
 
+def accent_of(node: Node, mark: Node) -> str:
+    """The combining mark an accent `<mover>`/`<munder>` puts on its base ("" if not one)."""
+    if node.tag == "mover" and node.attrs.get("accent") == "true":
+        return ACCENTS_OVER.get(mark.text().strip(), "")
+    if node.tag == "munder" and node.attrs.get("accentunder") == "true":
+        return ACCENTS_UNDER.get(mark.text().strip(), "")
+    return ""
+
+
+def accented(text: str, mark: str) -> str:
+    """`mark` after each character of `text` (a letter and its marks, as Unicode combines
+    them: the slide's font for marks places them, see `compose.MARKS_FONT`)."""
+    return "".join(
+        c + mark if not c.isspace() and not unicodedata.combining(c) else c for c in text
+    )
+
+
 def math_runs(node: Node, style: Run) -> list[Run]:
     """Inline math as text runs from KaTeX's MathML: identifiers in italics, scripts raised or
     lowered, roots and fractions spelled out."""
@@ -99,7 +126,15 @@ def math_runs(node: Node, style: Run) -> list[Run]:
         if n.tag == "annotation":
             return
         kids = [c for c in n.children if isinstance(c, Node)]
-        if n.tag in MATH_SCRIPTS and kids:
+        if n.tag in ("mover", "munder") and len(kids) == 2 and accent_of(n, kids[1]):
+            start = len(runs)
+            walk(kids[0], script)
+            base = [r for r in runs[start:] if r.text.strip()]
+            for run in base:
+                run.text = accented(run.text, accent_of(n, kids[1]))
+            if not base:  # (`\hat{}`: the accent alone)
+                add(kids[1].text().strip(), False, script)
+        elif n.tag in MATH_SCRIPTS and kids:
             walk(kids[0], script)
             for k, kid in enumerate(kids[1:], start=1):
                 walk(kid, -1 if k == 1 and n.tag != "msup" else 1)

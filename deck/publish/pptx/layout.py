@@ -13,6 +13,7 @@ from deck.publish.pptx.parse import (
     Block,
     CodeBlock,
     ColumnsBlock,
+    Flow,
     Para,
     Picture,
     QuizBlock,
@@ -94,7 +95,7 @@ def table_columns(table: Table, width: float, scale: float) -> list[float]:
     size = TABLE_PT * scale
     columns = max((len(r) for r in table.rows), default=0)
     wants = [
-        max((sum(char_width(c) for c in row[k][0]) * size + 16 for row in table.rows), default=20)
+        max((sum(char_width(c) for c in row[k].text) * size + 16 for row in table.rows), default=20)
         for k in range(columns)
     ]
     if sum(wants) <= width:
@@ -122,7 +123,7 @@ def table_rows(table: Table, width: float, scale: float) -> list[float]:
     lines = []
     for row in table.rows:
         cells = zip(row, widths, strict=True)
-        lines.append(max([1, *(text_lines(t, size, WRAP * w - 4) for (t, _), w in cells)]))
+        lines.append(max([1, *(text_lines(c.text, size, WRAP * w - 4) for c, w in cells)]))
     return [n * size * LINE + 8 for n in lines]
 
 
@@ -133,6 +134,42 @@ def table_height(table: Table, width: float, scale: float) -> float:
 def code_height(code: CodeBlock, width: float, scale: float) -> float:
     size = CODE_PT * scale
     return text_lines(code.text, size, width - 10, mono=True) * size * 1.18 + 14
+
+
+# `::: flow` (deck/static/deck.css): boxes 44 px apart side by side, or 70% wide and 30 px
+# apart stacked; their padding (12×14 px, stacked 6×12 px) and 16 px margins, in points
+FLOW_GAP, FLOW_GAP_VERTICAL, FLOW_WIDTH_VERTICAL, FLOW_MARGIN = 33.0, 22.5, 0.7, 12.0
+FLOW_PAD, FLOW_PAD_VERTICAL = (9.0, 10.5), (4.5, 9.0)  # (top and bottom, left and right)
+
+
+def flow_boxes(
+    flow: Flow, x: float, y: float, width: float, scale: float
+) -> list[tuple[float, float, float, float]]:
+    """Each box of a flow as (x, y, width, height): side by side in equal widths and one
+    height (the deck stretches them to the tallest), or stacked, centred, each its own."""
+    size = BODY_PT * scale
+    n = max(len(flow.boxes), 1)
+    top = y + FLOW_MARGIN * scale
+    if flow.vertical:
+        pad_y, pad_x = FLOW_PAD_VERTICAL
+        w = width * FLOW_WIDTH_VERTICAL
+        found = []
+        for para in flow.boxes:
+            h = text_lines(para.text, size, WRAP * (w - 2 * pad_x)) * size * LINE + 2 * pad_y
+            found.append((x + (width - w) / 2, top, w, h))
+            top += h + max(FLOW_GAP_VERTICAL * scale, 12.0)
+        return found
+    pad_y, pad_x = FLOW_PAD
+    gap = max(FLOW_GAP * scale, 18.0)
+    w = (width - gap * (n - 1)) / n
+    lines = max([1, *(text_lines(p.text, size, WRAP * (w - 2 * pad_x)) for p in flow.boxes)])
+    h = lines * size * LINE + 2 * pad_y
+    return [(x + k * (w + gap), top, w, h) for k in range(len(flow.boxes))]
+
+
+def flow_height(flow: Flow, width: float, scale: float) -> float:
+    boxes = flow_boxes(flow, 0.0, 0.0, width, scale)
+    return max((by + bh for _, by, _, bh in boxes), default=0.0) + FLOW_MARGIN * scale
 
 
 def quiz_paras(quiz: QuizBlock) -> list[Para]:
@@ -159,6 +196,8 @@ def measure(block: Block, width: float, scale: float, factor: float, size: Pictu
         return table_height(block, width, scale)
     if isinstance(block, CodeBlock):
         return code_height(block, width, scale)
+    if isinstance(block, Flow):
+        return flow_height(block, width, scale)
     if isinstance(block, Picture):
         return fit_picture(block, width, size, factor)[1]
     if isinstance(block, ColumnsBlock):

@@ -30,8 +30,19 @@ class Text:
 
 
 @dataclass
+class Cell:
+    runs: list[Run]  # as a paragraph's: formulas' scripts raised or lowered
+    header: bool = False  # a `<th>`
+
+    @property
+    def text(self) -> str:
+        return "".join(r.text for r in self.runs)
+
+
+@dataclass
 class Table:
-    rows: list[list[tuple[str, bool]]]  # (cell text, is a header cell)
+    rows: list[list[Cell]]
+    header: bool = False  # its first row is a header row (`<thead>`, or all `<th>`)
 
 
 @dataclass
@@ -60,7 +71,16 @@ class QuizBlock:
     explanation: str
 
 
-Block = Text | Table | Picture | CodeBlock | ColumnsBlock | QuizBlock
+@dataclass
+class Flow:
+    """`::: flow`: its list's items as boxes joined by arrows, side by side (`.vertical`:
+    stacked), each box's text one paragraph (a `**bold**` part on a line of its own)."""
+
+    boxes: list[Para]
+    vertical: bool = False
+
+
+Block = Text | Table | Picture | CodeBlock | ColumnsBlock | QuizBlock | Flow
 
 
 def _width(attrs: dict[str, str | None]) -> float | None:
@@ -115,6 +135,9 @@ class _Reader:
                 katex = child.find(cls="katex") or child
                 tex = tex_of(katex)
                 out.append(Picture("formula", tex, tex))
+            elif "flow" in cls and child.tag == "div" and child.find("ul") is not None:
+                flush()
+                out.append(self.flow(child))
             elif "columns" in cls:
                 flush()
                 columns = [c for c in child.children if isinstance(c, Node)]
@@ -219,25 +242,63 @@ class _Reader:
         return _merge(runs)
 
     def table(self, node: Node) -> Table:
-        rows: list[list[tuple[str, bool]]] = []
+        """A table's cells as runs; its header row only where the deck shows one: the rows
+        of its `<thead>` (an empty one, a header-less Markdown table's, left out), else a
+        first row of `<th>` only."""
+        rows: list[list[Cell]] = []
+        head = 0  # how many of the rows are header rows
 
-        def walk(n: Node) -> None:
+        def walk(n: Node, in_head: bool) -> None:
+            nonlocal head
             for child in n.children:
-                if not isinstance(child, Node):
+                if not isinstance(child, Node) or child.tag in ("caption", "colgroup"):
                     continue
                 if child.tag == "tr":
                     row = [
-                        (" ".join(_cell_text(c).split()), c.tag == "th")
+                        Cell(_cell_runs(c), c.tag == "th")
                         for c in child.children
                         if isinstance(c, Node) and c.tag in ("td", "th")
                     ]
+                    if in_head and not any(cell.text.strip() for cell in row):
+                        continue  # (an empty header: the deck draws no heading there)
                     rows.append(row)
+                    head += in_head
                 else:
-                    walk(child)
+                    walk(child, in_head or child.tag == "thead")
 
-        walk(node)
+        walk(node, False)
         width = max((len(r) for r in rows), default=0)
-        return Table([r + [("", False)] * (width - len(r)) for r in rows])
+        header = head > 0 or bool(rows and rows[0] and all(c.header for c in rows[0]))
+        return Table([r + [Cell([])] * (width - len(r)) for r in rows], header)
+
+    def flow(self, node: Node) -> Flow:
+        """A flow's boxes: each item's runs, a `<strong>` on its own line (the deck's CSS
+        shows it as a block)."""
+        listing = node.find("ul")
+        boxes: list[Para] = []
+        for item in listing.children if listing is not None else []:
+            if not isinstance(item, Node) or item.tag != "li":
+                continue
+            lines: list[list[Run]] = [[]]
+            for part in item.children:
+                alone = isinstance(part, Node) and part.tag in ("strong", "b")
+                if alone:
+                    lines.append([])
+                lines[-1] += self.inline_runs([part])
+                if alone:
+                    lines.append([])
+            runs: list[Run] = []
+            for line in lines:
+                text = "".join(r.text for r in line)
+                if not text.strip():
+                    continue
+                if runs:
+                    runs.append(Run("\v"))
+                line[0].text = line[0].text.lstrip()
+                line[-1].text = line[-1].text.rstrip()
+                runs += line
+            boxes.append(Para(_merge(runs)))
+        return Flow(boxes, "vertical" in node.classes)
 
     def quiz(self, node: Node) -> QuizBlock:
         question = node.find(cls="quiz-question")
@@ -262,8 +323,25 @@ class _Reader:
         return QuizBlock(paras, choices, answer, explanation)
 
 
-def _cell_text(node: Node) -> str:
-    return "".join(r.text for r in _Reader().inline_runs(node.children))
+def _cell_runs(node: Node) -> list[Run]:
+    """A cell's runs, its white space (line breaks too) collapsed to single spaces and
+    trimmed: a cell is one paragraph."""
+    runs: list[Run] = []
+    spaced = True  # (the text so far ends with a space, or there is none)
+    for run in _Reader().inline_runs(node.children):
+        text = " ".join(run.text.split())
+        if run.text[:1].isspace() and not spaced:
+            text = " " + text
+        if run.text[-1:].isspace() and text.strip():
+            text += " "
+        if text:
+            runs.append(Run(text, run.bold, run.italic, run.code, run.script, run.link))
+            spaced = text.endswith(" ")
+    while runs and not runs[-1].text.strip():
+        runs.pop()
+    if runs:
+        runs[-1].text = runs[-1].text.rstrip()
+    return runs
 
 
 def _merge(runs: list[Run]) -> list[Run]:
@@ -288,6 +366,28 @@ def slide_blocks(body: str) -> list[Block]:
     root = tree(body)
     inner = root.find(cls="slide-body") or root
     return _Reader().blocks(inner)
+
+
+def slide_footer(body: str) -> list[Para]:
+    """The footer the deck shows at the slide's foot (the slide's own `::: footer`, else the
+    deck's `footer:`), as paragraphs: none when it has none."""
+    root = tree(body)
+    found = root.find(cls="slide-footer") or root.find(cls="footer")
+    if found is None:
+        return []
+    reader = _Reader()
+    paras: list[Para] = []
+    inline: list[Node | str] = []  # (a footer's text stands in it, or in its `<p>`s)
+    for child in [*found.children, None]:
+        if child is None or (isinstance(child, Node) and child.tag in (*BLOCK_TAGS, "div")):
+            paras.append(Para(reader.inline_runs(inline)))
+            inline = []
+            holder = Node("div", {})
+            holder.children = [child] if child is not None else []
+            paras += [p for b in reader.blocks(holder) if isinstance(b, Text) for p in b.paras]
+        else:
+            inline.append(child)
+    return [p for p in paras if p.text.strip()]
 
 
 def title_runs(title_html: str) -> list[Run]:
