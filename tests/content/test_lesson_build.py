@@ -226,3 +226,32 @@ def test_one_term_for_layer_normalisation(lesson: Built):
     text = " ".join(slide_texts(lesson))
     assert text.count("层归一化") == 1 and "LayerNorm（层归一化）" in text
     assert "可学习嵌入" not in text and "可学习的位置表" not in text
+
+
+def test_the_notebooks_quizzes_are_the_slides_quizzes(lesson: Built):
+    """Issue 30: each quiz of the notebook lists its choices in the order the slides (and
+    values.json) show them, and the solutions name the answer the deck's key names."""
+    import nbformat
+
+    shown = []
+    for name in ("transformer.ipynb", "transformer-solutions.ipynb"):
+        path = lesson.out / name
+        if not path.exists():
+            continue
+        notebook = nbformat.read(path, as_version=4)
+        text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+        lines = text.split("\n")
+        starts = [k for k, line in enumerate(lines) if line.startswith("- A. ")]
+        quizzes = []
+        for k in starts:
+            n = 0
+            while k + n < len(lines) and lines[k + n].startswith(f"- {'ABCDEFGH'[n]}. "):
+                n += 1
+            quizzes.append([lines[k + j][5:] for j in range(n)])
+        shown.append(quizzes)
+    recorded = lesson.values["quizzes"]
+    assert shown and len(shown[0]) == len(recorded) >= 6
+    for quizzes in shown:
+        for choices, quiz in zip(quizzes, recorded, strict=True):
+            plain = [c.replace("\\", "") for c in choices]  # (Markdown escapes in values)
+            assert plain == quiz["choices"], quiz["loc"]
