@@ -1,9 +1,11 @@
-"""HTML helpers for rendering: highlighted code, the plain text a reader would quote, and
-images that load when their slide comes near."""
+"""HTML helpers for rendering: highlighted code, the plain text a reader would quote, images
+that load when their slide comes near, and the files tags name (`file_attributes`)."""
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
 
 from deck.source.attributes import line_steps
@@ -108,3 +110,48 @@ def lazy_images(body: str) -> str:
     for the figures of all the others: Chromium parses every SVG on the main thread
     (bench/first_paint.py measured it)."""
     return IMG_SRC.sub(r"\1data-src\2", body)
+
+
+# A tag that shows a file (a picture, a video and its poster, their sources), its attributes
+# walked in turn; comments and the text of scripts, styles and text areas are not markup.
+_VALUE = r"""(?:"[^"]*"|'[^']*'|[^\s>"']+)"""
+FILE_TAG = re.compile(
+    r"<!--.*?-->|<(script|style|textarea)\b.*?</\1\s*>"
+    rf"|<(img|source|video|audio)\b((?:[\s/]+[^\s=>/]+(?:\s*=\s*{_VALUE})?)*)([\s/]*>)",
+    re.I | re.S,
+)
+FILE_ATTR = re.compile(rf"([\s/]+)([^\s=>/]+)(?:(\s*=\s*)({_VALUE}))?")
+UNQUOTED = re.compile(r"""[^\s"'=<>`&]+""")  # a value that may stand without quotes as it is
+
+
+def file_attributes(
+    markup: str, names: tuple[str, ...], change: Callable[[str, int], str | None]
+) -> str:
+    """`markup` with each of the attributes `names` (`src`, `poster`…) of its `<img>`,
+    `<source>`, `<video>` and `<audio>` tags, quoted or not as HTML allows, set to
+    `change(value, offset)`: the value as a browser reads it (entities decoded) and where its
+    tag starts in `markup`; None keeps it. A new value keeps its quotes (double where the old
+    had none and it cannot go without)."""
+    wanted = {n.lower() for n in names}
+
+    def attribute(m: re.Match[str], at: int) -> str:
+        space, name, equals, written = m.groups()
+        if name.lower() not in wanted or written is None:
+            return m.group(0)
+        quote = written[0] if written[0] in "\"'" else ""
+        value = html.unescape(written[1:-1] if quote else written)
+        new = change(value, at)
+        if new is None:
+            return m.group(0)
+        if not quote and not UNQUOTED.fullmatch(new):
+            quote = '"'
+        shown = html.escape(new, quote=bool(quote)) if quote else new
+        return f"{space}{name}{equals}{quote}{shown}{quote}"
+
+    def tag(m: re.Match[str]) -> str:
+        if m.group(2) is None:  # a comment, a script's text
+            return m.group(0)
+        attrs = FILE_ATTR.sub(lambda a: attribute(a, m.start()), m.group(3))
+        return f"<{m.group(2)}{attrs}{m.group(4)}"
+
+    return FILE_TAG.sub(tag, markup)

@@ -8,7 +8,6 @@ import html
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import quote, unquote
 
 import jinja2
 
@@ -33,9 +32,10 @@ from deck.model import (
 from deck.model.document import QuizOrder
 from deck.render.cells import render_cell
 from deck.render.context import SlideState
-from deck.render.frame import is_local, media_path
+from deck.render.frame import is_local
 from deck.render.htmltext import highlight_code, plain
 from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
+from deck.render.media import MarkdownImages, SectionFiles
 from deck.render.pandoc import (
     FOOTNOTE_TOKEN,
     Media,
@@ -117,6 +117,7 @@ class SectionRenderer:
         defaults = QUARTO_CELL_DEFAULTS if self.quarto else CELL_DEFAULTS
         self.cell_defaults = {**defaults, **self.section.settings.execute}
         self.line_numbers = self.section.settings.code_line_numbers
+        self.files = SectionFiles(self.section.path.parent, self.media, self.diagnostics)
         # Footnote definitions (`[^id]: text`) anywhere in the section, as Pandoc reads them.
         self.definitions: dict[str, tuple[str, Loc]] = {}
         for slide in self.section.slides:
@@ -158,8 +159,10 @@ class SectionRenderer:
 
             return MATH_TOKEN.sub(tex, fill_values(text, self.section, self.result))
 
-        self.md.pandoc.media = Media(image=lambda src: self.local_file(src, loc), alt=alt)
+        images = MarkdownImages(lambda src: self.local_file(src, loc))  # (raw HTML's too:)
+        self.md.pandoc.media = Media(image=images.token, alt=alt)
         out = self.md.reset().convert(join_cjk_lines(marked))
+        out = images.restore(self.files.raw(out, loc, source))
         if inline and out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
             out = out[3:-4]
         if self.incremental:
@@ -187,16 +190,8 @@ class SectionRenderer:
 
     def local_file(self, src: str, loc: Loc) -> str | None:
         """A file a slide names (an image, a background): recorded for publishing, or an
-        error at the slide's line when it is not there."""
-        folder = self.section.path.parent
-        if not (folder / unquote(src)).is_file():
-            self.diagnostics.append(
-                Diagnostic(loc, "media", f"file `{src}` not found (paths are read from {folder})")
-            )
-            return None
-        published = media_path(src)
-        self.media.append(MediaFile(published, unquote(src), loc))
-        return quote(published)
+        error at the slide's line when it is not there (`deck.render.media`)."""
+        return self.files.publish(src, loc)
 
     def plain(self, markup: str) -> str:
         """Text of rendered HTML as a reader would quote it, formulas as `$TeX$`."""
@@ -264,7 +259,8 @@ class SectionRenderer:
 
     def code(self, block: Code) -> str:
         if block.lang.startswith("="):  # a raw block: HTML goes in as it is, others are dropped
-            return block.text if block.lang == "=html" else ""
+            at = Loc(block.loc.path, block.loc.line + 1)  # (its text's first line)
+            return self.files.raw(block.text, at) if block.lang == "=html" else ""
         shown = highlight_code(
             block.text, block.lang, self.numbers(block.attrs.get("code-line-numbers"))
         )
