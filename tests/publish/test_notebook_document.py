@@ -32,7 +32,7 @@ QUIZ = """
 def lesson(lang: str) -> dict[str, str]:
     quizzes = "".join(
         QUIZ.format(name=f"q{k}", question=f"第 {k} 题：哪个是 {k} 的平方？").replace(
-            "::: {.quiz", '::: {.quiz answer="answers[%d]"' % k
+            "::: {.quiz", f'::: {{.quiz answer="answers[{k}]"'
         )
         for k in range(4)
     ).replace("\n", "\n            ")
@@ -131,9 +131,7 @@ def quizzes(notebook: nbformat.NotebookNode) -> list[tuple[list[str], str | None
     return found
 
 
-def test_the_run_notebook_draws_chinese_and_shows_what_the_deck_shows(
-    built: Path, tmp_path: Path
-):
+def test_the_run_notebook_draws_chinese_and_shows_what_the_deck_shows(built: Path, tmp_path: Path):
     notebook = run(built, "nbdoc-solutions.ipynb", tmp_path)
     text = shown(notebook)
     assert "Glyph" not in text and "missing from font" not in text
@@ -142,7 +140,9 @@ def test_the_run_notebook_draws_chinese_and_shows_what_the_deck_shows(
     student = run(built, "nbdoc.ipynb", tmp_path)
     assert "Ellipsis" not in shown(student)
     exercise = [c for c in student.cells if "exercise" in c.metadata.get("tags", [])]
-    assert exercise and "3 ** 2" not in exercise[0].source and "# 计算 3 的平方" in exercise[0].source
+    assert (
+        exercise and "3 ** 2" not in exercise[0].source and "# 计算 3 的平方" in exercise[0].source
+    )
 
 
 def test_quizzes_list_choices_in_the_slides_order_with_the_decks_answer(built: Path):
