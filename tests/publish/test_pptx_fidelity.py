@@ -76,6 +76,16 @@ LESSON = {
         ::: footer
         This slide's own footer
         :::
+
+        ## Long footer
+
+        More text.
+
+        ::: footer
+        A footer much longer than the others, naming the course, the term, the lecturer
+
+        and, on a line of its own, the licence it is shared under: CC BY 4.0
+        :::
     """,
 }
 PT = 12700  # EMU per point
@@ -145,6 +155,12 @@ def test_the_decks_footer_is_at_every_slides_foot(built: Path, pdf: Path):
     width, height = prs.slide_width, prs.slide_height
     for slide in prs.slides:
         (footer,) = [s for s in slide.shapes if s.name == "Footer"]
+        if slide is slides["Long footer"]:
+            assert footer.text_frame.text.endswith("CC BY 4.0")
+            assert len(footer.text_frame.paragraphs) == 2
+            sizes = {r.font.size.pt for r in runs_of(footer)}
+            assert len(sizes) == 1 and 7 <= sizes.pop() < 13.5  # smaller, to stay in its band
+            continue
         own = slide is slides["Own footer"]
         expected = "This slide's own footer" if own else composed("Stats 101 · mean x\u0304")
         assert composed(footer.text_frame.text) == expected
@@ -157,9 +173,12 @@ def test_the_decks_footer_is_at_every_slides_foot(built: Path, pdf: Path):
     found = words(pdf, least=5)  # as LibreOffice lays it out: on each page, at its foot
     pages = pdf_pages(pdf)
     feet = {page for text, bottom, _, page in found if text == "Stats" and bottom > 510}
-    assert feet == set(range(1, pages + 1)) - {pages}  # (the last slide has its own)
-    own = [bottom for text, bottom, _, page in found if text == "own" and page == pages]
+    assert feet == set(range(1, pages - 1))  # (the last two slides have their own)
+    own = [bottom for text, bottom, _, page in found if text == "own" and page == pages - 1]
     assert own and own[0] > 510
+    long = {text: bottom for text, bottom, _, page in found if page == pages and bottom > 490}
+    assert long["lecturer"] < long["4.0"] <= 540  # both its lines, at the foot, on the page
+    assert len(long) >= 25 and "More" not in long
 
 
 def tables(slide) -> list:  # noqa: ANN001

@@ -17,11 +17,13 @@ from deck.publish.pptx.layout import (
     BODY_TOP,
     CODE_PT,
     HEIGHT_PT,
+    LINE,
     MARGIN,
     TABLE_PT,
     TITLE_HEIGHT,
     TITLE_TOP,
     WIDTH_PT,
+    WRAP,
     Placed,
     fit,
     fit_picture,
@@ -30,6 +32,7 @@ from deck.publish.pptx.layout import (
     quiz_paras,
     table_columns,
     table_rows,
+    text_lines,
 )
 from deck.publish.pptx.parse import (
     Block,
@@ -157,16 +160,25 @@ def slide_number(slide: Any, number: int) -> None:
 
 def add_footer(slide: Any, paras: list[Para], lang: str) -> None:
     """The deck's footer as it shows it: centred at the slide's foot in muted 18 px text
-    (deck/static/quarto.css `.footer`), clear of the slide number."""
+    (deck/static/quarto.css `.footer`), clear of the slide number; smaller where it would
+    take more than its line there."""
     from pptx.enum.text import PP_ALIGN
 
     inset = MARGIN + 84.0  # (the slide number's box, 80 pt, stands at the right margin)
-    shape = text_box(slide, inset, HEIGHT_PT - 31, WIDTH_PT - 2 * inset, 24)
+    width, height = WIDTH_PT - 2 * inset, 24.0
+    size = FOOTER_PT
+
+    def lines(size: float) -> int:
+        return sum(text_lines(p.text, size, WRAP * width) for p in paras)
+
+    while size > 7 and lines(size) * size * LINE > height + 2:
+        size -= 0.5
+    shape = text_box(slide, inset, HEIGHT_PT - 31, width, height)
     shape.name = "Footer"
     frame = shape.text_frame
     for k, para in enumerate(paras):
         paragraph = frame.paragraphs[0] if k == 0 else frame.add_paragraph()
-        fill_paragraph(paragraph, Para(para.runs), FOOTER_PT, lang, MUTED)
+        fill_paragraph(paragraph, Para(para.runs), size, lang, MUTED)
         paragraph.space_after = 0
         paragraph.alignment = PP_ALIGN.CENTER
 
@@ -190,8 +202,6 @@ def add_slide(
     if title:
         title_para = Para(title)
         size = 36.0 if level == 1 else 28.0
-        from deck.publish.pptx.layout import text_lines
-
         while size > 18 and text_lines(title_para.text, size, WIDTH_PT - 2 * MARGIN) > (
             2 if level == 1 else 1
         ):
