@@ -31,7 +31,7 @@ LESSON = {
         ## Accents
 
         Estimate $\\hat\\theta$ and $\\bar x$, then $\\tilde x$, $\\vec v$, $\\dot x$ and
-        $\\overline{xy}$; in text $q_{0.025}$.
+        $\\overline{xy}$; in text $q_{0.025}$, $\\hat{y_i}$ and $\\bar{z}_j$.
 
         ## Quantiles
 
@@ -121,7 +121,8 @@ def composed(text: str) -> str:
 
 def test_accents_are_combining_marks_on_their_letter(built: Path):
     slide = by_title(Presentation(built))["Accents"]
-    text = composed(body_shape(slide, "Estimate").text_frame.text)
+    shape = body_shape(slide, "Estimate")
+    text = composed(shape.text_frame.text)
     for typeset in ("θ\u0302", "x\u0304", "x\u0303", "v\u20d7", "x\u0307", "x\u0305y\u0305"):
         assert composed(typeset) in text, (typeset, text)
     assert not set("^ˉ~˙‾") & set(text), text  # no spacing accent standing after its letter
@@ -129,6 +130,10 @@ def test_accents_are_combining_marks_on_their_letter(built: Path):
     (theta,) = [r for r in runs_of(body_shape(slide, "Estimate")) if "θ" in r.text]
     assert theta.text == "θ\u0302" and theta.font.italic
     assert theta.font.name == "DejaVu Sans"
+    runs = [(r.text, r._r.get_or_add_rPr().get("baseline")) for r in runs_of(shape)]
+    for letter, script in (("y", "i"), ("z", "j")):  # over the letter, not its subscript
+        at = runs.index((letter + ("\u0302" if letter == "y" else "\u0304"), None))
+        assert runs[at + 1] == (script, "-25000")
 
 
 def test_a_table_cells_subscripts_are_lowered_as_in_body_text(built: Path):

@@ -130,7 +130,8 @@ def math_runs(node: Node, style: Run) -> list[Run]:
             start = len(runs)
             walk(kids[0], script)
             base = [r for r in runs[start:] if r.text.strip()]
-            for run in base:
+            level = [r for r in base if r.script == script]  # (`\hat{x_i}`: over x, not i)
+            for run in level or base:
                 run.text = accented(run.text, accent_of(n, kids[1]))
             if not base:  # (`\hat{}`: the accent alone)
                 add(kids[1].text().strip(), False, script)
