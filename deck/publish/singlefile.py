@@ -122,6 +122,7 @@ def inline_deck(index_html: Path) -> str:
     page = STYLE.sub(style, page)  # styles written in the page itself (widgets)
     page = LINK.sub(link, page)
     page = file_attributes(page, MEDIA_ATTRS, media)
+    page = file_attributes(page, ("data-background-image",), media, ("section",))  # (slides)
     assets = {
         path.relative_to(root / "assets").as_posix(): data_url(path)
         for path in sorted((root / "assets").rglob("*"))

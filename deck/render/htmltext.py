@@ -3,6 +3,7 @@ that load when their slide comes near, and the files tags name (`file_attributes
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Callable
@@ -114,21 +115,29 @@ def lazy_images(body: str) -> str:
 
 # A tag that shows a file (a picture, a video and its poster, their sources), its attributes
 # walked in turn; comments and the text of scripts, styles and text areas are not markup.
+FILE_TAGS = ("img", "source", "video", "audio")
 _VALUE = r"""(?:"[^"]*"|'[^']*'|[^\s>"']+)"""
-FILE_TAG = re.compile(
-    r"<!--.*?-->|<(script|style|textarea)\b.*?</\1\s*>"
-    rf"|<(img|source|video|audio)\b((?:[\s/]+[^\s=>/]+(?:\s*=\s*{_VALUE})?)*)([\s/]*>)",
-    re.I | re.S,
-)
 FILE_ATTR = re.compile(rf"([\s/]+)([^\s=>/]+)(?:(\s*=\s*)({_VALUE}))?")
 UNQUOTED = re.compile(r"""[^\s"'=<>`&]+""")  # a value that may stand without quotes as it is
 
 
+@functools.cache
+def _file_tag(tags: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(
+        r"<!--.*?-->|<(script|style|textarea)\b.*?</\1\s*>"
+        rf"|<({'|'.join(tags)})\b((?:[\s/]+[^\s=>/]+(?:\s*=\s*{_VALUE})?)*)([\s/]*>)",
+        re.I | re.S,
+    )
+
+
 def file_attributes(
-    markup: str, names: tuple[str, ...], change: Callable[[str, int], str | None]
+    markup: str,
+    names: tuple[str, ...],
+    change: Callable[[str, int], str | None],
+    tags: tuple[str, ...] = FILE_TAGS,
 ) -> str:
-    """`markup` with each of the attributes `names` (`src`, `poster`…) of its `<img>`,
-    `<source>`, `<video>` and `<audio>` tags, quoted or not as HTML allows, set to
+    """`markup` with each of the attributes `names` (`src`, `poster`…) of its `tags` (the
+    `<img>`, `<source>`, `<video>` and `<audio>` tags), quoted or not as HTML allows, set to
     `change(value, offset)`: the value as a browser reads it (entities decoded) and where its
     tag starts in `markup`; None keeps it. A new value keeps its quotes (double where the old
     had none and it cannot go without)."""
@@ -154,4 +163,4 @@ def file_attributes(
         attrs = FILE_ATTR.sub(lambda a: attribute(a, m.start()), m.group(3))
         return f"<{m.group(2)}{attrs}{m.group(4)}"
 
-    return FILE_TAG.sub(tag, markup)
+    return _file_tag(tags).sub(tag, markup)

@@ -1,6 +1,7 @@
 """The single file inlines what a tag names however HTML lets its attribute be written:
 double-quoted, single-quoted (`<img src='pic.png'>`) or bare (`<img src=pic.png>`), for
-pictures (`src`, `data-src`, a video's `poster`), stylesheets and scripts. Each test opens the
+pictures (`src`, `data-src`, a video's `poster`, a slide's background image), stylesheets and
+scripts. Each test opens the
 single file alone, copied into an empty folder, in Chromium: it asks for nothing but itself
 (and `data:` URLs), and every picture has a width."""
 
@@ -45,8 +46,12 @@ late: `data-src`).
 <img src=p/27.svg alt="raw, bare"><img src='p/28.svg' alt="raw, single">
 <video poster='p/29.svg' controls></video>
 ```
+
+## Backdrop {#backdrop background-image="p/30.svg"}
+
+A slide background.
 """,
-    **{f"p/{n}.svg": svg(n) for n in range(21, 30)},
+    **{f"p/{n}.svg": svg(n) for n in range(21, 31)},
 }
 # The pictures `selector` finds (on slides: not the plugins' own), each decoded
 PICTURES = """async selector => {
@@ -116,6 +121,25 @@ def test_pictures_far_away_load_when_their_slide_comes(single: Path, context):
         )
     shown = page.evaluate(PICTURES, SLIDE_PICTURES)
     assert sorted(shown["widths"]) == list(range(21, 29)), shown
+    assert asked == []
+
+
+BACKGROUND = """() => new Promise(done => {
+  const shown = getComputedStyle(
+    document.querySelector('.slide-background.present .slide-background-content')
+  ).backgroundImage;
+  const url = (shown.match(/^url\\("(.*)"\\)$/) || [])[1] || '';
+  const i = new Image(); i.onload = () => done([url.slice(0, 5), i.naturalWidth]);
+  i.onerror = () => done([url.slice(0, 5), 0]); i.src = url;
+})"""
+
+
+def test_a_slide_background_is_inlined(single: Path, context):
+    page, asked = open_alone(context, single)
+    page.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    page.evaluate("Reveal.slide(Reveal.getIndices(document.getElementById('backdrop')).h)")
+    page.wait_for_function("Reveal.getCurrentSlide().id === 'backdrop'")
+    assert page.evaluate(BACKGROUND) == ["data:", 30]
     assert asked == []
 
 
