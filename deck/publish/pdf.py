@@ -151,6 +151,56 @@ class Overflow:
         return f"{self.source}: warning [overflow] slide {self.slide} {', '.join(said)}"
 
 
+@dataclass(frozen=True)
+class HandoutWarning:
+    """A slide the student's handout could not give its share of a page (`per-page`), as
+    handout.js measured it: too dense for a portrait frame (`wide`: the frame width its
+    smallest text needs to stay 8 pt, `what` that text, `size` its px on the slide, `most` a
+    portrait frame's width), or too tall to share a page (`tall` px with one ruled line, of
+    which `frame`, `band` and `text`, against `share`, a page's height over `perPage`)."""
+
+    slide: int
+    source: str  # file:line of the slide
+    wide: int = 0
+    what: str = ""
+    size: float = 0.0
+    most: int = 0
+    tall: int = 0
+    share: int = 0
+    perPage: int = 2  # noqa: N815 - handout.js's name
+    lines: int = 0
+    frame: int = 0
+    band: int = 0
+    text: int = 0
+
+    def __str__(self) -> str:
+        head = f"{self.source}: warning [handout] handout.pdf: slide {self.slide}"
+        if self.wide:
+            return (
+                f"{head} has an A4 landscape page of its own: its smallest text ({self.what}, "
+                f"{self.size:g} px on the slide) needs a frame {self.wide} px wide to print at "
+                f"8 pt, and a portrait page's frames are at most {self.most} px wide"
+            )
+        parts = [f"the slide {self.frame} px"]
+        parts += [f"its section title {self.band} px"] if self.band else []
+        parts += [f"its text {self.text} px"] if self.text else []
+        parts.append(f"{self.lines} ruled line" + ("" if self.lines == 1 else "s"))
+        part = "half" if self.perPage == 2 else f"1/{self.perPage} of"
+        return (
+            f"{head} has a page of its own: it is {self.tall} px tall ({', '.join(parts)}), "
+            f"more than {part} a page ({self.share} px)"
+        )
+
+
+@dataclass(frozen=True)
+class Printed:
+    """What printing found: the slides that overflow their page (measured while slides.pdf
+    prints) and what the student's handout could not lay out as asked."""
+
+    overflows: list[Overflow]
+    handout: list[HandoutWarning]
+
+
 def viewport(size: tuple[int, int] | None) -> dict[str, int]:
     """The browser window for a deck of `size` (CSS px; None: 1280×720)."""
     if size is None:
@@ -223,9 +273,10 @@ def print_pdfs(
     slides: Path | None = None,
     handout: dict | None = None,
     size: tuple[int, int] | None = None,
-) -> list[Overflow]:
+) -> Printed:
     """Print every job from `index.html?print-pdf` in one page. Returns the slides that
-    overflow their page (measured when the slides themselves are printed).
+    overflow their page (measured when the slides themselves are printed) and the slides the
+    student's handout could not give their share of a page (`per-page`), with the reason.
 
     The deck is laid out and printed once, as the slides (`slides`: slides.pdf, printed now
     or kept from the last build). Each handout is then a light page (text, ruled lines, an
@@ -251,7 +302,7 @@ async def _print_all(
     slides: Path,
     handout: dict | None,
     size: tuple[int, int] | None = None,
-) -> list[Overflow]:
+) -> Printed:
     import asyncio
     import importlib
 
@@ -262,6 +313,7 @@ async def _print_all(
     options = {"slots": True, "perPage": 2, **(handout or {})}
     url = index_html.resolve().as_uri() + "?print-pdf"
     overflows: list[Overflow] = []
+    layout: list[HandoutWarning] = []
     composing: list[asyncio.Future] = []
 
     def composed(job: PrintJob, light: Path) -> None:
@@ -304,6 +356,9 @@ async def _print_all(
                         on_printed(job.path.name)
                     continue
                 await page.evaluate("([k, o]) => window.deckHandout(k, o)", [job.handout, options])
+                if job.handout == "student":
+                    found = await page.evaluate("window.deckHandoutWarnings || []")
+                    layout = [HandoutWarning(**w) for w in found]
                 await page.evaluate(SETTLED)
                 light = job.path.with_name(f".{job.path.name}.light")
                 await page.pdf(
@@ -316,4 +371,4 @@ async def _print_all(
             await asyncio.gather(browser.close(), importing, *composing, return_exceptions=True)
     for future in composing:
         future.result()  # a composition that failed fails the build
-    return overflows
+    return Printed(overflows, layout)

@@ -99,7 +99,7 @@ class Pdfs:
 
         progress.start("pdf", f"printing {', '.join(todo)}")
         try:
-            overflows = print_pdfs(
+            result = print_pdfs(
                 staging / "index.html",
                 jobs,
                 len(built.deck.slides),
@@ -118,5 +118,7 @@ class Pdfs:
         # the slides' overflows are found while printing them, and belong to slides.pdf
         warnings = {name: [] for name in todo}
         if "slides.pdf" in todo:
-            warnings["slides.pdf"] = [str(o) for o in overflows]
+            warnings["slides.pdf"] = [str(o) for o in result.overflows]
+        if "handout.pdf" in todo:  # the slides it could not lay out as `handout:` asks
+            warnings["handout.pdf"] = [str(w) for w in result.handout]
         return Exported(warnings, seconds)

@@ -33,10 +33,14 @@
     return { width: Number(config.width) || 1280, height: Number(config.height) || 720 };
   }
   var UNPRINTED = "aside.notes, .handout, .quiz-explain, .deck-plain, .katex-mathml";
+  var FURNITURE = ".footer, .slide-logo, .slide-number, .slide-number-pdf";
+  // What shows an exercise's answer besides `::: answer`: a widget (or any block) marked
+  // `.shows-answer` (its initial state draws the answer), the cells of a `::: exercise` (the
+  // students' notebook blanks them). The student's handout prints the in-class line instead.
+  var IN_CLASS = ".shows-answer, .exercise .cell";
   var TEXT = window.deckStrings("handout"); // (strings.js)
 
   function letter(n) { return String.fromCharCode(65 + n); }
-
   // An element holding `parts` in order: strings as text, nodes as copies of the deck's own
   // (never markup from strings: what the slides show as text stays text here).
   function el(tag, className) {
@@ -47,37 +51,26 @@
     });
     return e;
   }
-
   function contents(node) {
     var f = document.createDocumentFragment();
     node.childNodes.forEach(function (child) { f.appendChild(child.cloneNode(true)); });
     return f;
   }
-
   function strong(text) { return el("strong", null, text); }
-
-  function mark(what) {
-    var a = el("a", "handout-slot");
-    a.href = "https://deck.invalid/" + what;
-    return a;
-  }
-
+  function mark(what) { var a = el("a", "handout-slot"); a.href = "https://deck.invalid/" + what; return a; }
   function rightChoice(quiz) {
     var choices = Array.prototype.slice.call(quiz.querySelectorAll(".quiz-choice"));
     var k = choices.findIndex(function (b) { return b.dataset.correct === "true"; });
     return { index: k, node: k >= 0 ? choices[k] : document.createElement("span") };
   }
-
-  function minutes(section) { return (parseInt(section.dataset.timing || "0", 10) || 0) / 60; }
-
-  function optionalMinutes(section) {
-    return (parseInt(section.dataset.optionalTiming || "0", 10) || 0) / 60;
-  }
-
-  // The smallest text a printed page shows, in px at the slide's own width: every visible text (HTML,
-  // inline SVG), a figure's text at its engine size scaled as the figure is shown.
+  function seconds(value) { return (parseInt(value || "0", 10) || 0) / 60; }
+  function minutes(section) { return seconds(section.dataset.timing); }
+  function optionalMinutes(section) { return seconds(section.dataset.optionalTiming); }
+  // The smallest text a printed page shows, in px at the slide's own width, and what it is:
+  // every visible text (HTML, inline SVG), a figure's text at its engine size as it is shown.
   function smallestText(page) {
-    var least = Infinity;
+    var least = { size: Infinity, what: "" };
+    var take = function (size, what) { if (size < least.size) least = { size: size, what: what }; };
     var walker = document.createTreeWalker(page, NodeFilter.SHOW_TEXT);
     for (var n = walker.nextNode(); n; n = walker.nextNode()) {
       if (!/[^\s\u200b]/.test(n.textContent)) continue;
@@ -86,16 +79,19 @@
       var style = getComputedStyle(e);
       if (style.visibility === "hidden") continue;
       var m = e instanceof SVGElement && e.getScreenCTM();
-      least = Math.min(least, parseFloat(style.fontSize) * (m ? Math.hypot(m.c, m.d) : 1));
+      var said = n.textContent.trim().replace(/\s+/g, " ");
+      take(parseFloat(style.fontSize) * (m ? Math.hypot(m.c, m.d) : 1),
+        e.closest(".footer") ? "the footer" : e.closest(".slide-number") ? "the slide number"
+          : "\u201c" + (said.length > 30 ? said.slice(0, 30) + "\u2026" : said) + "\u201d");
     }
     page.querySelectorAll("img").forEach(function (img) {
-      if (!/\.svg($|\?)/i.test(img.getAttribute("src") || "") || !img.naturalWidth) return;
+      var src = img.getAttribute("src") || "";
+      if (!/\.svg($|\?)/i.test(src) || !img.naturalWidth) return;
       var r = img.getBoundingClientRect();
-      if (r.width) least = Math.min(least, (FIGURE_TEXT * r.width) / img.naturalWidth);
+      if (r.width) take((FIGURE_TEXT * r.width) / img.naturalWidth, "the text of " + src.split("/").pop());
     });
     return least;
   }
-
   // A frame holding the slide (drawn, or an empty slot to fill from slides.pdf).
   function frame(page, n, width, drawn) {
     var box = el("div", "handout-frame");
@@ -112,7 +108,6 @@
     }
     return box;
   }
-
   // The text beside a slide: handout blocks (both), notes, answers (the lecturer's).
   function textOf(page, section, n, spec, clock) {
     var text = el("div", "handout-text");
@@ -134,10 +129,9 @@
     var notes = page.querySelector("aside.notes");
     var quizzes = page.querySelectorAll(".quiz");
     if (!spec.notes) {
-      // Nothing a student should not read yet stays in the page, printed or not: a widget
-      // marked `.shows-answer` draws an exercise's answer (its initial state is the answer).
-      page.querySelectorAll(".widget.shows-answer").forEach(function (widget) {
-        widget.replaceWith(el("p", "deck-answer-omitted", TEXT.inClass));
+      // Nothing a student should not read yet stays in the page, printed or not (IN_CLASS).
+      page.querySelectorAll(IN_CLASS).forEach(function (e) {
+        if (page.contains(e)) e.replaceWith(el("p", "deck-answer-omitted", TEXT.inClass));
       });
       if (notes) notes.remove();
       quizzes.forEach(function (quiz) {
@@ -161,10 +155,8 @@
       if (clock.optional) plan += " · " + TEXT.optionalAdd + clock.optional + " " + TEXT.min;
       text.insertBefore(el("div", "handout-meta handout-plan", plan), text.firstChild);
     }
-    if (notes) {
-      text.appendChild(el("div", "handout-notes", contents(notes)));
-      notes.remove();
-    }
+    if (notes) text.appendChild(el("div", "handout-notes", contents(notes)));
+    if (notes) notes.remove();
     answers.forEach(function (moved) { text.appendChild(moved); });
     quizzes.forEach(function (quiz) {
       var right = rightChoice(quiz);
@@ -173,37 +165,36 @@
     });
     return text;
   }
-
   function ruled(count) {
     var lines = el("div", "handout-lines");
     lines.setAttribute("aria-hidden", "true");
     for (var k = 0; k < count; k++) lines.appendChild(el("div"));
     return lines;
   }
-
   // A section-title slide (a heading and a line or two): a band of text, not half a page.
   function isBand(section) {
     return section.classList.contains("section-title") &&
       !section.classList.contains("title-slide") &&
       !section.querySelector("img, svg, table, pre, .katex, .widget, .quiz, .deck-answer");
   }
-
   function band(page, section, n) {
     var heading = section.querySelector("h1, h2");
     var box = el("div", "handout-band", mark("band/" + (n + 1)));
     box.appendChild(el("div", "handout-band-title", heading ? contents(heading) : ""));
     var body = section.querySelector(".slide-body");
-    if (body) box.appendChild(el("div", "handout-band-body", contents(body)));
+    if (body) body = el("div", "handout-band-body", contents(body));
+    // (without the deck's furniture: a footer placed in the band would print over its title)
+    if (body) body.querySelectorAll(FURNITURE).forEach(function (e) { e.remove(); });
+    if (body && /[^\s\u200b]/.test(body.textContent)) box.appendChild(body);
     return box;
   }
-
   function item(page, n, kind, options, clock, least) {
     var spec = { notes: kind === "lecturer" };
     var section = page.querySelector("section");
     var wrap = el("div", "handout-item");
     page.parentNode.insertBefore(wrap, page);
     var differs = page.querySelector(".deck-answer") !== null ||
-      (!spec.notes && page.querySelector(".widget.shows-answer") !== null);
+      (!spec.notes && page.querySelector(IN_CLASS) !== null);
     var text = textOf(page, section, n, spec, clock);
     if (isBand(section)) {
       wrap.classList.add("handout-item-band");
@@ -212,11 +203,16 @@
     } else {
       var width = LECTURER_WIDTH;
       if (!spec.notes) {
-        var need = Math.ceil((MIN_PT * 4 / 3) * slideSize().width / least);
+        // A slide drawn here is measured as drawn (what it leaves out sets no width).
+        if (differs && options.slots) least = smallestText(page);
+        var need = Math.ceil((MIN_PT * 4 / 3) * slideSize().width / least.size);
         width = Math.max(BASE[options.perPage], isFinite(need) ? need : 0);
+        wrap.dataset.slide = String(n + 1);
+        wrap.dataset.source = section.dataset.source || "";
         if (width > PORTRAIT.width) {
           wrap.classList.add("handout-item-wide");
           width = Math.min(width, WIDE.width);
+          warn(wrap, { wide: need, what: least.what, size: +least.size.toFixed(1), most: PORTRAIT.width });
         } else if (options.perPage === 3 && width <= BASE[3]) {
           wrap.classList.add("handout-item-row");
         }
@@ -228,7 +224,6 @@
     if (!spec.notes && !isBand(section)) wrap.appendChild(ruled(options.lines));
     return wrap;
   }
-
   function answerKey(pages) {
     var key = el("div", "handout-key");
     key.appendChild(el("h1", null, mark("key"), TEXT.key));
@@ -246,9 +241,7 @@
         entry.appendChild(el("div", "handout-key-answer",
           strong(TEXT.answer + letter(right.index) + "."), " ", contents(right.node)));
         var explain = quiz.querySelector(".quiz-explain");
-        if (explain) {
-          entry.appendChild(el("div", "handout-key-explain", strong(TEXT.explain), contents(explain)));
-        }
+        if (explain) entry.appendChild(el("div", "handout-key-explain", strong(TEXT.explain), contents(explain)));
         var where = el("div", "handout-key-source", el("strong", null, TEXT.source + " "));
         where.appendChild(el("code")).textContent = quiz.dataset.source || section.dataset.source || "";
         entry.appendChild(where);
@@ -257,7 +250,6 @@
     });
     return n ? key : null;
   }
-
   // A section's title band goes on top of its first slide, never alone at a page's foot.
   function keepBandsWithTheirSlide(items) {
     var isBandItem = function (it) { return it && it.classList.contains("handout-item-band"); };
@@ -268,46 +260,50 @@
       return false;
     });
   }
-
-  // An item taller than its sheet gives up ruled lines until it fits.
-  function fit(it, height) {
-    var lines = it.querySelector(".handout-lines");
-    var over = it.getBoundingClientRect().height - height;
-    while (over > 0 && lines && lines.lastChild) {
-      lines.lastChild.remove();
-      over -= LINE;
-    }
-    return it.getBoundingClientRect().height;
-  }
-
-  // The student's items on sheets, one sheet a printed page: as many as fit by height, in
-  // order; a wide item alone on a landscape sheet. Heights are read before anything moves.
-  function pack(container, items) {
-    var heights = items.map(function (it) {
-      var room = it.classList.contains("handout-item-wide") ? WIDE.height : PORTRAIT.height;
-      var h = it.getBoundingClientRect().height;
-      return h > room ? fit(it, room) : h;
+  function linesOf(it) { var b = it.querySelector(".handout-lines"); return b ? b.children.length : 0; }
+  // The ruled lines an item gives up to share its page (all but one), or to fit it (all).
+  function spare(it, all) { return Math.max(0, linesOf(it) - (all ? 0 : 1)); }
+  function px(it, part) { var e = it.querySelector(part); return e ? Math.round(e.offsetHeight) : 0; }
+  // The student's items on sheets, one sheet a printed page, in order: as many as fit by
+  // height, and `perPage` where ruled lines given up make room; a wide item alone on a
+  // landscape sheet; items too tall to share a page are said. Heights are read before
+  // anything moves; an item taller than its sheet gives up lines until it fits.
+  function pack(container, items, perPage) {
+    var heights = items.map(function (it) { return it.getBoundingClientRect().height; });
+    var drop = function (j) { items[j].querySelector(".handout-lines").lastChild.remove(); heights[j] -= LINE; };
+    var wide = function (e) { return /handout-(item|sheet)-wide/.test(e.className); };
+    items.forEach(function (it, j) {
+      while (heights[j] > (wide(it) ? WIDE.height : PORTRAIT.height) && spare(it, true)) drop(j);
     });
-    var sheets = [];
-    var sheet = null;
-    var used = 0;
+    var share = Math.floor((PORTRAIT.height - GAP * (perPage - 1)) / perPage);
+    var sheets = [], sheet = null, on = [];
     items.forEach(function (it, k) {
-      var wide = it.classList.contains("handout-item-wide");
-      var h = heights[k];
-      if (!sheet || wide || sheet.classList.contains("handout-sheet-wide") ||
-          used + GAP + h > PORTRAIT.height) {
-        sheet = el("div", wide ? "handout-sheet handout-sheet-wide" : "handout-sheet");
+      var group = on.concat([k]);
+      var over = group.reduce(function (s, j) { return s + heights[j] + GAP; }, -GAP) - PORTRAIT.height;
+      var room = group.reduce(function (s, j) { return s + spare(items[j]) * LINE; }, 0);
+      var portrait = sheet && !wide(it) && !wide(sheet);
+      var join = portrait && (over <= 0 || (on.length < perPage && room >= over));
+      if (portrait && !join && on.length < perPage) group.forEach(function (j) {
+        var fewest = heights[j] - spare(items[j]) * LINE, e = items[j];
+        if (fewest <= share || !e.dataset.slide || e.dataset.warned) return;
+        e.dataset.warned = "tall";
+        warn(e, { tall: Math.round(fewest), share: share, perPage: perPage, lines: Math.min(1, linesOf(e)),
+          frame: px(e, ".handout-frame"), band: px(e, ".handout-band"), text: px(e, ".handout-text") });
+      });
+      for (; join && over > 0; over -= LINE) { // a line from the item with the most
+        drop(group.reduce(function (a, b) { return spare(items[b]) > spare(items[a]) ? b : a; }));
+      }
+      if (!join) {
+        sheet = el("div", wide(it) ? "handout-sheet handout-sheet-wide" : "handout-sheet");
         container.insertBefore(sheet, it);
         sheets.push(sheet);
-        used = h;
-      } else {
-        used += GAP + h;
+        on = [];
       }
+      on.push(k);
       sheet.appendChild(it);
     });
     return sheets;
   }
-
   // What a sheet has left goes to the writing space of its slides, in whole lines.
   function moreLines(sheets) {
     sheets.forEach(function (sheet) {
@@ -316,29 +312,31 @@
         function (box) { return !box.closest(".handout-item-band"); });
       var spare = height - sheet.getBoundingClientRect().height - 2; // (as laid out now)
       var each = boxes.length ? Math.floor(spare / boxes.length / LINE) : 0;
-      boxes.forEach(function (box) {
-        for (var k = 0; k < each; k++) box.appendChild(el("div"));
-      });
+      boxes.forEach(function (box) { for (var k = 0; k < each; k++) box.appendChild(el("div")); });
     });
   }
-
   // Each slide's smallest text, measured once in the print layout; the print layout itself
   // while a handout stands in its place (`deckHandout`).
   var least = null;
   var shown = null;
+  // What the student's handout could not lay out as asked, by slide (deckHandoutWarnings).
+  var warnings = [];
 
+  var warn = function (it, why) {
+    warnings.push(Object.assign({ slide: Number(it.dataset.slide), source: it.dataset.source }, why));
+  };
   function settings(options) {
     options = options || {};
     var perPage = [1, 2, 3].indexOf(options.perPage) >= 0 ? options.perPage : 2;
     var lines = options.lines >= 0 ? Math.floor(options.lines) : LINES[perPage];
     return { slots: !!options.slots, perPage: perPage, lines: lines };
   }
-
   // The handout laid out in a container of its own beside the slides (`.reveal > .slides`
   // too, so the theme's rules reach it), from copies of the printed pages: the print layout
   // itself is left as it is. Returns the container and the answer key (lecturer).
   function build(kind, options, slides, beside) {
     var pages = Array.prototype.slice.call(slides.querySelectorAll(".pdf-page"));
+    warnings = [];
     if (!least) least = pages.map(smallestText);
     var container = el("div", "slides deck-handout deck-handout-offstage deck-handout-" + kind);
     beside.parentNode.appendChild(container);
@@ -355,13 +353,12 @@
     var sheets = null;
     if (kind === "student") {
       items = keepBandsWithTheirSlide(items);
-      sheets = pack(container, items);
+      sheets = pack(container, items, options.perPage);
       moreLines(sheets);
       if (sheets.length) sheets[sheets.length - 1].classList.add("handout-sheet-last");
     }
     return { container: container, key: key, sheets: sheets, count: pages.length };
   }
-
   // The handout shown in this page, in place of the print layout: to print the page itself,
   // or to look at it. From one handout to the next the print layout stays detached (each
   // slide's smallest text is measured on the first call), not put back and laid out again:
@@ -392,6 +389,7 @@
     root.classList.add("deck-handout", "deck-handout-" + kind);
     if (made.sheets) root.dataset.handoutSheets = String(made.sheets.length);
     if (made.key) document.body.appendChild(made.key);
+    window.deckHandoutWarnings = warnings;
     return made.count;
   };
 })();
