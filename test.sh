@@ -6,6 +6,7 @@ bash setup.sh --no-build
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+.venv/bin/python -m mypy  # the engine's types (pyproject.toml, [tool.mypy])
 .venv/bin/python -m pytest -n 2 "$@"
 if [ "$#" -eq 0 ]; then
   # the whole suite: the lesson's training claims under every CPU capability this machine has,

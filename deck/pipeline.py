@@ -21,8 +21,8 @@ from deck.errors import DeckError, Diagnostic
 from deck.options import KNOWN_OUTPUTS, BuildReport, LessonReport, Options, UsageError
 from deck.progress import LogOnly, Progress
 from deck.publish.journal import clean_leftovers, output_lock
+from deck.publish.manifest import Hasher, Manifest, inputs_digest, outputs_digest
 from deck.source.registry import Source, sources_for
-from deck.store.manifest import Hasher, Manifest, inputs_digest, outputs_digest
 
 if TYPE_CHECKING:
     from deck.model import Lesson
@@ -228,8 +228,8 @@ def output_paths(name: str, options: Options) -> list[Path]:
 
 
 def _fingerprint(options: Options) -> dict[str, object]:
+    from deck.host import kernel_selectors  # (light)
     from deck.publish.printer import printer_key  # (light: no Playwright)
-    from deck.render.host import kernel_selectors  # (light)
 
     return {
         "kernels": kernel_selectors(),  # another CPU or ATEN_CPU_CAPABILITY: the cells run again

@@ -14,8 +14,8 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from deck.host import build_host
 from deck.model import Output
-from deck.render.host import build_host
 
 __all__ = ["HTML", "Code", "build_host", "inline_text", "number", "source", "table", "to_output"]
 

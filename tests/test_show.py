@@ -60,7 +60,7 @@ def test_source_shows_the_real_function():
 
 def test_build_host_reports_this_machine_without_importing_the_libraries(tmp_path):
     code = (
-        "import json, sys; from deck.show import build_host; from deck.render.host import "
+        "import json, sys; from deck.show import build_host; from deck.host import "
         "kernels; h = build_host(); k = kernels(); "
         "print(json.dumps([h, k, sorted(m for m in ('torch', 'numpy', 'matplotlib') "
         "if m in sys.modules)]))"

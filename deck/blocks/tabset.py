@@ -49,7 +49,9 @@ def parse(p: ParseContext, opening: Opening) -> Div | None:
 
 
 def render(r: RenderContext, div: Div, notes: list[str]) -> str:
-    before, buttons, panels = [], [], []
+    before: list[str] = []
+    buttons: list[str] = []
+    panels: list[str] = []
     for block in div.blocks:
         if isinstance(block, Div) and "tab" in block.classes:
             k = len(buttons)

@@ -274,7 +274,7 @@ class Recorder:
             if path in self.written:
                 continue
             try:
-                now = identity(_stat(path))
+                now: tuple[int, ...] = identity(_stat(path))
             except OSError:
                 now = ()
             if now != seen:

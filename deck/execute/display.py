@@ -142,13 +142,13 @@ class DisplayOnImport(importlib.abc.MetaPathFinder):
         if spec is None or spec.loader is None:
             return spec
         loader = spec.loader
-        original = loader.exec_module  # type: ignore[union-attr]
+        original = loader.exec_module
 
         def exec_module(module: Any) -> None:
             original(module)
             module.display = display
 
-        loader.exec_module = exec_module  # type: ignore[union-attr,method-assign]
+        loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
 
 

@@ -96,7 +96,7 @@ class Leftovers:
             thread._deck_line = leftovers.line()  # type: ignore[attr-defined]
             start(thread)
 
-        threading.Thread.start = started  # type: ignore[method-assign]
+        threading.Thread.start = started  # type: ignore[method-assign,assignment]
         register = atexit.register
 
         def registered(func: Callable[..., Any], *args: Any, **kw: Any) -> Callable[..., Any]:

@@ -126,7 +126,7 @@ def distrust_reset_mtimes() -> None:
     plain = loader.path_stats
 
     def path_stats(self: Any, path: str) -> dict[str, Any]:
-        stats = plain(self, path)
+        stats = dict(plain(self, path))
         try:
             st = _os_stat(path)
             if st.st_ctime_ns != st.st_mtime_ns:

@@ -141,8 +141,9 @@ def _follow(
     selector = selectors.DefaultSelector()
     selector.register(events, selectors.EVENT_READ, "events")
     try:
-        exited: int | None = os.pidfd_open(proc.pid)
-        selector.register(exited, selectors.EVENT_READ, "exit")
+        pidfd = os.pidfd_open(proc.pid)
+        selector.register(pidfd, selectors.EVENT_READ, "exit")
+        exited: int | None = pidfd
     except (AttributeError, OSError):
         exited = None  # no pidfd here: poll for the exit instead
     buffer = b""

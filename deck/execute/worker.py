@@ -39,8 +39,8 @@ from deck.execute.hints import near_name
 from deck.execute.job import CellJob, JobSpec
 from deck.execute.observe import distrust_reset_mtimes, watch
 from deck.execute.seeding import SeedOnImport
+from deck.host import kernels
 from deck.model import CellResult, Output, SectionResult
-from deck.render.host import kernels
 from deck.show import inline_text, to_output
 from deck.theme import ENGINE
 
@@ -182,9 +182,9 @@ def _compile_cell(code: str, path: str, first_line: int) -> tuple[Any, Any]:
         raise
     ast.increment_lineno(tree, first_line - 1)
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-        last = compile(last, path, "eval")
+    if tree.body and isinstance(expr := tree.body[-1], ast.Expr):
+        tree.body.pop()
+        last = compile(ast.Expression(expr.value), path, "eval")
     return compile(tree, path, "exec"), last
 
 

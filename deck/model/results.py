@@ -89,7 +89,7 @@ class SectionResult:
     deps: tuple[Dependency, ...] = ()  # what the results depend on besides the key
     warnings: tuple[str, ...] = ()  # from the run that computed it (a thread left running)
     # what decided its floating-point kernels in the run that computed it (torch's CPU
-    # capability and threads, the BLAS, the thread variables: `deck.render.host.kernels`);
+    # capability and threads, the BLAS, the thread variables: `deck.host.kernels`);
     # {} when its cells imported neither torch nor numpy, or for a cache entry from before
     kernels: dict[str, Any] = field(default_factory=dict)
 

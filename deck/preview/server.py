@@ -203,11 +203,11 @@ class Handler(BaseHTTPRequestHandler):
             return True
         match = ORIGIN.fullmatch(origin[0].strip()) if len(origin) == 1 else None
         port = str(self.server.server_port)
-        return bool(match) and (match.group(1) or "80") == port
+        return match is not None and (match.group(1) or "80") == port
 
     def host_allowed(self) -> bool:
         match = HOST.fullmatch(self.headers.get("Host", "").strip())
-        return bool(match) and match.group(1) in (None, str(self.server.server_port))
+        return match is not None and match.group(1) in (None, str(self.server.server_port))
 
     def root(self) -> Path:
         return self.server.out.resolve()
@@ -233,7 +233,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def serve_file(self, route: str, with_body: bool) -> None:
         path, redirect = self.locate(route)
-        if redirect:
+        if redirect and path is not None:
             self.send_response(HTTPStatus.MOVED_PERMANENTLY)
             self.send_header("Location", quote(f"/{path.relative_to(self.root()).as_posix()}/"))
             self.send_header("Content-Length", "0")
@@ -345,7 +345,8 @@ class PreviewServer(ThreadingHTTPServer):
 
     def server_bind(self) -> None:
         socketserver.TCPServer.server_bind(self)  # not HTTPServer's: no reverse DNS lookup
-        self.server_name, self.server_port = self.server_address[:2]
+        host, port = self.server_address[:2]
+        self.server_name, self.server_port = str(host), int(port)
 
     def handle_error(self, request: object, client_address: object) -> None:
         exc = sys.exc_info()[1]

@@ -198,7 +198,8 @@ def number(text: str) -> float:
 def host_line(data: dict[str, Any]) -> str:
     """A build's host as the report's header names it: CPU, torch's capability and threads,
     torch's version (`values.json`'s `build_host`, its `kernels` from the workers)."""
-    host = data.get("build_host") if isinstance(data.get("build_host"), dict) else {}
+    found = data.get("build_host")
+    host: dict[str, Any] = found if isinstance(found, dict) else {}
     parts = [str(host.get("cpu") or "unknown CPU")]
     kernels = host.get("kernels")
     torch = kernels.get("torch") if isinstance(kernels, dict) else None

@@ -113,12 +113,12 @@ def compose(light: Path, slides: Path, out: Path) -> int:
         by_slide: dict[int, list[Entry]] = {}
         for entry in outline_of(source):
             by_slide.setdefault(entry.page, []).append(entry)
-        entries = []
+        entries: list[Entry] = []
         for mark in marks:
             x1, y1, x2, y2 = mark.rect
             if mark.kind == "band":
-                found = by_slide.get(mark.slide, [])
-                entries += [Entry(e.level, e.title, mark.page, y2) for e in found]
+                bookmarks = by_slide.get(mark.slide, [])
+                entries += [Entry(e.level, e.title, mark.page, y2) for e in bookmarks]
             elif mark.kind in ("slide", "picture"):
                 scale = (x2 - x1) / width
                 entries += [

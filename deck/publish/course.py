@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 PAGE = "index.html"
 OPTIONAL_MARK = re.compile(r'<p class="deck-optional-mark">.*?</p>', re.S)
 TAG = re.compile(r"<[^>]*>")
-TEXT = {
+TEXT: dict[str, dict[str, Any]] = {
     "en": {
         "course": "Course",
         "lessons": "Lessons",
@@ -108,8 +108,9 @@ def record_entry(lesson: Lesson, deck: RenderedDeck, options: Options) -> None:
     planned, optional = planned_seconds(deck.slides, config.lang)
     folder = lesson.path.resolve()
     first = deck.slides[0] if deck.slides else None  # the title slide, as it shows the title:
-    own = first and first.title and {"title-slide", "quarto-title-block"} <= set(first.classes)
-    shown = first.title if own else rendered_title(lesson.title, options.cache, lesson)
+    block = {"title-slide", "quarto-title-block"}
+    own = first.title if first is not None and block <= set(first.classes) else None
+    shown = own or rendered_title(lesson.title, options.cache, lesson)
     entry = {
         "name": lesson.name,
         # a lesson folder of the content folder (listed while it is there), else a .qmd

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deck.publish.printer import chromium_executable
 from deck.theme import (
@@ -16,6 +17,9 @@ from deck.theme import (
     SLIDE_VIEWPORT,
     SLIDE_WIDTH,
 )
+
+if TYPE_CHECKING:
+    from playwright.async_api import ViewportSize
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -201,11 +205,12 @@ class Printed:
     handout: list[HandoutWarning]
 
 
-def viewport(size: tuple[int, int] | None) -> dict[str, int]:
+def viewport(size: tuple[int, int] | None) -> ViewportSize:
     """The browser window for a deck of `size` (CSS px; None: 1280×720)."""
-    if size is None:
-        return dict(SLIDE_VIEWPORT)
-    return {"width": int(size[0]), "height": int(size[1])}
+    width, height = (
+        size if size is not None else (SLIDE_VIEWPORT["width"], SLIDE_VIEWPORT["height"])
+    )
+    return {"width": int(width), "height": int(height)}
 
 
 def open_print_layout(  # noqa: ANN201
@@ -262,7 +267,6 @@ def slides_pdf(size: tuple[int, int] | None = None) -> dict:
 SLIDES_PDF = slides_pdf()
 # The handouts' paper, margins and footers are handout.js's @page rules (A4, and A4
 # landscape for a dense slide's page of its own).
-HANDOUT_PDF = {"prefer_css_page_size": True}
 
 
 def print_pdfs(
@@ -362,7 +366,11 @@ async def _print_all(
                 await page.evaluate(SETTLED)
                 light = job.path.with_name(f".{job.path.name}.light")
                 await page.pdf(
-                    path=str(light), print_background=True, tagged=True, outline=True, **HANDOUT_PDF
+                    path=str(light),
+                    print_background=True,
+                    tagged=True,
+                    outline=True,
+                    prefer_css_page_size=True,
                 )
                 composing.append(asyncio.ensure_future(asyncio.to_thread(composed, job, light)))
             await page.close()

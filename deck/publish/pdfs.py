@@ -116,7 +116,7 @@ class Pdfs:
         seconds = time.perf_counter() - t0
         progress.log(f"  printed {', '.join(todo)} ({seconds:.1f} s)")
         # the slides' overflows are found while printing them, and belong to slides.pdf
-        warnings = {name: [] for name in todo}
+        warnings: dict[str, list[str]] = {name: [] for name in todo}
         if "slides.pdf" in todo:
             warnings["slides.pdf"] = [str(o) for o in result.overflows]
         if "handout.pdf" in todo:  # the slides it could not lay out as `handout:` asks

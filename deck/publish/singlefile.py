@@ -33,7 +33,7 @@ ATTR = re.compile(rf"([^\s=>/]+)(?:\s*=\s*({_VALUE}))?")
 def attributes(written: str) -> dict[str, str]:
     """A tag's attributes as HTML reads them: names lowercased, values unquoted and their
     character references decoded (a bare name: "")."""
-    found = {}
+    found: dict[str, str] = {}
     for name, value in ATTR.findall(written):
         if value[:1] in ("'", '"'):
             value = value[1:-1]

@@ -116,7 +116,7 @@ def _closing(body: str, start: int, tag: str) -> int:
             return len(body)
         depth += -1 if m.group(1) else 1
         pos = m.end()
-    return m.start()
+    return m.start() if m else len(body)
 
 
 def _references(

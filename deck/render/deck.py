@@ -22,6 +22,7 @@ import jinja2
 from markupsafe import Markup
 
 from deck.errors import DeckError, Diagnostic
+from deck.host import build_host, kernel_record
 from deck.model import (
     Lesson,
     Loc,
@@ -34,7 +35,6 @@ from deck.render.cite import cite
 from deck.render.crossref import crossref
 from deck.render.document import document
 from deck.render.frame import deck_settings, missing_media
-from deck.render.host import build_host, kernel_record
 from deck.render.htmltext import lazy_images
 from deck.render.macros import macros_digest
 from deck.render.mathtex import KaTeX, lesson_macros
@@ -163,8 +163,8 @@ def render_lesson(
         katex.use_macros(macros)
         katex.prepare(formulas)
         deck.typeset(katex)
-    for section, renderer, slides, key in pending:
-        part = renderer.typeset(slides, katex)
+    for section, renderer, drafts, key in pending:
+        part = renderer.typeset(drafts, katex)
         diagnostics.extend(renderer.diagnostics)
         diagnostics.extend(missing_media(lesson, part))
         if not renderer.diagnostics:

@@ -224,7 +224,7 @@ def _outputs(value: Any) -> tuple[str, ...]:
 
 # lesson.yml's keys; `deck.source.lessonyml` reads lesson.yml with this table and the deck
 # options a .qmd has (`slides:`). The README's "lesson.yml reference" lists each key (tested).
-TOP_SCHEMA: dict[str, Check | dict[str, Check]] = {
+TOP_SCHEMA: dict[str, Check | dict[str, Check] | NodeCheck] = {
     "title": as_text,
     "subtitle": as_text,
     "course": as_text,

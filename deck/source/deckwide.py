@@ -80,12 +80,12 @@ def read_includes(
     )
     for key, names in files:
         for name in filter(None, names):
-            where = next((v for k, v in locs.items() if k.split(".")[-1] == key), at)
+            named_at = next((v for k, v in locs.items() if k.split(".")[-1] == key), at)
             if outside(folder, name):
                 message = f"{key} `{name}` lies outside the project"
-                diagnostics.append(Diagnostic(where, "path", message))
+                diagnostics.append(Diagnostic(named_at, "path", message))
             elif not (folder / name).is_file():
-                diagnostics.append(Diagnostic(where, "path", f"{key} `{name}`: no such file"))
+                diagnostics.append(Diagnostic(named_at, "path", f"{key} `{name}`: no such file"))
     citations = dataclasses.replace(cited, loc=at)
     return dataclasses.replace(config, slides=slides, citations=citations)
 
@@ -114,8 +114,8 @@ def dressed(
             first = sections[0]
             sections = [dataclasses.replace(first, slides=(title, *first.slides)), *sections[1:]]
     if sections and deck_option(values, "toc", False):
-        title = deck_option(values, "toc-title") or toc_title(config.lang)
-        sections = with_toc(sections, title, deck_option(values, "toc-depth", 2))
+        heading = deck_option(values, "toc-title") or toc_title(config.lang)
+        sections = with_toc(sections, heading, deck_option(values, "toc-depth", 2))
     return sections
 
 

@@ -107,13 +107,15 @@ class CodeReader:
     pos: int
     dialect: Any
 
-    def loc(self, index: int) -> Loc: ...  # (the scanner's)
+    def loc(self, index: int) -> Loc:  # (the scanner's)
+        raise NotImplementedError
 
     def error(self, index: int, code: str, message: str) -> None: ...
 
     def warn(self, index: int, code: str, message: str) -> None: ...
 
-    def inline(self, text: str, index: int) -> str: ...
+    def inline(self, text: str, index: int) -> str:
+        raise NotImplementedError
 
     def fence(self) -> Block | None:
         start = self.pos

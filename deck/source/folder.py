@@ -70,7 +70,9 @@ def load_lesson(folder: Path) -> Lesson:
     diagnostics: list[Diagnostic] = []
     meta_path = folder / "lesson.yml"
     rel = display_path(meta_path)
-    config, values, locs = LessonConfig(), {}, {}
+    config = LessonConfig()
+    values: dict[str, Any] = {}
+    locs: dict[str, Loc] = {}
     if not meta_path.is_file():
         diagnostics.append(Diagnostic(Loc(rel, 1), "lesson", "missing lesson.yml"))
     else:

@@ -20,7 +20,7 @@ import yaml
 
 from deck.blocks.visibility import drop_hidden_slides
 from deck.errors import DeckError, Diagnostic
-from deck.execute.interpreter import author_python
+from deck.interpreter import author_python
 from deck.model import (
     Block,
     Cell,
@@ -187,8 +187,8 @@ def parts(
         name = part_name(slides, k, names)
         sections.append(Section(path, name, rel, settings, tuple(slides), tuple(inlines)))
     if deck_option(values or {}, "toc", False):
-        title = deck_option(values or {}, "toc-title") or toc_title(config.lang)
-        sections = with_toc(sections, title, deck_option(values or {}, "toc-depth", 2))
+        heading = deck_option(values or {}, "toc-title") or toc_title(config.lang)
+        sections = with_toc(sections, heading, deck_option(values or {}, "toc-depth", 2))
     return sections
 
 

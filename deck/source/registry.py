@@ -38,9 +38,9 @@ JUPYTER_KEY = re.compile(
 
 
 def interpreter_input(text: str) -> str:
-    """Which interpreter runs the cells (`deck.execute.interpreter`), and that file's identity:
+    """Which interpreter runs the cells (`deck.interpreter`), and that file's identity:
     choosing another one (QUARTO_PYTHON, a kernel, an activated environment) rebuilds."""
-    from deck.execute.interpreter import author_python
+    from deck.interpreter import author_python
 
     found = JUPYTER_KEY.search(text)
     python = author_python(found.group(1) if found else None).path
@@ -68,12 +68,27 @@ class FileHasher(Protocol):
 
 
 class Source(Protocol):
-    """One input of a build."""
+    """One input of a build (its sources are frozen dataclasses: read-only members)."""
 
-    name: str  # what it is built as: dist/<name>/
-    path: Path  # the lesson folder, or the file
-    owns_folder: bool  # all of `folder` is its source (else output folders may lie inside it)
-    in_content: bool  # named by its folder in the content folder (else by its own path)
+    @property
+    def name(self) -> str:
+        """What it is built as: dist/<name>/."""
+        ...
+
+    @property
+    def path(self) -> Path:
+        """The lesson folder, or the file."""
+        ...
+
+    @property
+    def owns_folder(self) -> bool:
+        """All of `folder` is its source (else output folders may lie inside it)."""
+        ...
+
+    @property
+    def in_content(self) -> bool:
+        """Named by its folder in the content folder (else by its own path)."""
+        ...
 
     def load(self) -> Lesson:
         """The lesson, parsed; raises DeckError with every problem found."""

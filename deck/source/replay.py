@@ -220,9 +220,14 @@ class _Visitor(ast.NodeVisitor):
     def visit_ListComp(self, node: ast.ListComp) -> None:  # noqa: N802
         self.comprehension(node, node.generators)
 
-    visit_SetComp = visit_ListComp  # noqa: N815
-    visit_GeneratorExp = visit_ListComp  # noqa: N815
-    visit_DictComp = visit_ListComp  # noqa: N815
+    def visit_SetComp(self, node: ast.SetComp) -> None:  # noqa: N802
+        self.comprehension(node, node.generators)
+
+    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> None:  # noqa: N802
+        self.comprehension(node, node.generators)
+
+    def visit_DictComp(self, node: ast.DictComp) -> None:  # noqa: N802
+        self.comprehension(node, node.generators)
 
 
 def _root(node: ast.AST) -> str | None:
@@ -241,7 +246,7 @@ def names(code: str, modules: frozenset[str] = frozenset(), mode: str = "exec") 
     visitor = _Visitor(modules)
     if isinstance(tree, ast.Expression):
         visitor.visit(tree.body)
-    else:
+    elif isinstance(tree, ast.Module | ast.Interactive):
         for stmt in tree.body:
             visitor.visit(stmt)
     found = visitor.names

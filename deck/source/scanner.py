@@ -307,7 +307,9 @@ class Scanner(CodeReader):
         while self.pos < len(self.lines):
             i, line = self.pos, self.lines[self.pos]
             heading = self.heading(line)
-            title, level, classes, attrs = None, 2, (), {}
+            title, level = None, 2
+            classes: tuple[str, ...] = ()
+            attrs: dict[str, str] = {}
             if heading:
                 level = len(heading.group(1))
                 title = heading.group(2)

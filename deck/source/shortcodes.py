@@ -41,7 +41,7 @@ def parse_args(text: str) -> tuple[list[str], dict[str, str]]:
         raise ShortcodeError(f"cannot read its arguments: {e}") from None
     pair = re.compile(r"([\w-]+)=(.*)", re.S)  # (an address's `?v=…` is not a named argument)
     positional = [w for w in words if not pair.fullmatch(w)]
-    named = dict(pair.fullmatch(w).groups() for w in words if pair.fullmatch(w))  # type: ignore[union-attr]
+    named = {m.group(1): m.group(2) for w in words if (m := pair.fullmatch(w))}
     return positional, named
 
 
@@ -166,7 +166,7 @@ def _youtube(url: str) -> str | None:
     if host in ("youtube.com", "youtube-nocookie.com"):
         if parts.path.startswith(("/embed/", "/shorts/", "/live/")):
             return parts.path.split("/")[2] or None
-        return (parse_qs(parts.query).get("v") or [None])[0]
+        return (parse_qs(parts.query).get("v") or [""])[0] or None
     return None
 
 

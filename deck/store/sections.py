@@ -3,7 +3,7 @@
 The key covers what a section's code is: its cells and inline expressions exactly as written,
 the cell options that change what running produces, the lesson's Python modules, the seed and
 output limit, the Python version, and what chooses the math kernels (the CPU and the kernel
-variables, `deck.render.host.kernel_selectors`). Prose, notes and line numbers are not in it,
+variables, `deck.host.kernel_selectors`). Prose, notes and line numbers are not in it,
 so editing them re-runs nothing.
 
 What the code depended on is recorded while it ran (see `deck.execute.deps`) and checked on
@@ -41,12 +41,12 @@ def environment_fingerprint(lesson: Lesson) -> str:
     h = hashlib.sha256()
     h.update(f"schema={SCHEMA};python={sys.version};".encode())
     if lesson.config.python and lesson.config.python != sys.executable:  # the author's own
-        from deck.execute.interpreter import describe
+        from deck.interpreter import describe
 
         h.update(f"interpreter={lesson.config.python};{describe(lesson.config.python)};".encode())
     settings = dict(lesson.config.exec.fingerprint(), output=lesson.config.exec.output_limit)
     h.update(json.dumps(settings, sort_keys=True).encode())
-    from deck.render.host import kernel_selectors  # (light: reads /proc/cpuinfo and os.environ)
+    from deck.host import kernel_selectors  # (light: reads /proc/cpuinfo and os.environ)
 
     h.update(json.dumps(kernel_selectors(), sort_keys=True).encode())  # another CPU's kernels
     widget_checks = {kind.source for kind in lesson.widgets}  # run by render, not by cells
@@ -73,7 +73,7 @@ def cache_key(section: Section, fingerprint: str) -> str:
 
 
 def _selectors() -> dict[str, Any]:
-    from deck.render.host import kernel_selectors
+    from deck.host import kernel_selectors
 
     return kernel_selectors()
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from test_render import stand_in_results
 
 from catalogue import write_lesson
+from deck.host import KERNEL_VARIABLES, build_host
 from deck.model import SectionResult
 from deck.render.deck import render_lesson
-from deck.render.host import KERNEL_VARIABLES, build_host
 from deck.source.folder import load_lesson
 from fixture_build import ROOT
 

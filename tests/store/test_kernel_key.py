@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from catalogue import write_lesson
-from deck.render.host import kernel_selectors
+from deck.host import kernel_selectors
 from report_build import build_report
 
 SECTION = "## 一\n\n```{python}\nn = 6 * 7\n```\n\n`{python} n`\n"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from deck.store import manifest as manifest_module
-from deck.store.manifest import Hasher, Manifest
+from deck.publish import manifest as manifest_module
+from deck.publish.manifest import Hasher, Manifest
 
 
 def counting_hashes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:

@@ -240,9 +240,10 @@ def add_slide(
 
 def new_presentation(title: str, lang: str) -> Any:
     from pptx import Presentation
+    from pptx.util import Emu
 
     prs = Presentation()
-    prs.slide_width, prs.slide_height = emu(WIDTH_PT), emu(HEIGHT_PT)
+    prs.slide_width, prs.slide_height = Emu(emu(WIDTH_PT)), Emu(emu(HEIGHT_PT))
     prs.core_properties.title = title
     prs.core_properties.language = lang
     prs.core_properties.author = ""

@@ -149,8 +149,8 @@ def math_runs(node: Node, style: Run) -> list[Run]:
         elif n.tag == "msqrt":
             simple = len(kids) == 1 and kids[0].tag in ("mi", "mn", "msub", "msup")
             add("√" if simple else "√(", False, script)
-            for kid in n.children:
-                walk(kid, script)
+            for child in n.children:
+                walk(child, script)
             add("" if simple else ")", False, script)
         elif n.tag == "mi":
             text = n.text().strip()
@@ -158,11 +158,11 @@ def math_runs(node: Node, style: Run) -> list[Run]:
             add(text, italic, script)
         elif n.tag == "mspace":  # (the HTML parser may put what follows it inside it)
             add(" ", False, script)
-            for kid in n.children:
-                walk(kid, script)
+            for child in n.children:
+                walk(child, script)
         else:
-            for kid in n.children:
-                walk(kid, script)
+            for child in n.children:
+                walk(child, script)
 
     math = node.find("math")
     walk(math if math is not None else node, 0)

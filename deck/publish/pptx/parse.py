@@ -306,7 +306,8 @@ class _Reader:
         for block in self.blocks(question) if question is not None else []:
             if isinstance(block, Text):
                 paras.extend(block.paras)
-        choices, answer = [], -1
+        choices: list[str] = []
+        answer = -1
         listing = node.find(cls="quiz-choices")
         for item in listing.children if listing is not None else []:
             if isinstance(item, Node) and item.tag == "li":

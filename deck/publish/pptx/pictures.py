@@ -139,7 +139,8 @@ class Pictures:
                 box = (r["x"], r["y"] - top, r["x"] + r["width"], r["y"] - top + r["height"])
                 target = self.folder / f"{key}.png"
                 partial = target.with_suffix(".part.png")
-                image.crop(tuple(v * SCALE for v in box)).save(partial)
+                x1, y1, x2, y2 = (v * SCALE for v in box)
+                image.crop((x1, y1, x2, y2)).save(partial)
                 partial.replace(target)
 
     def _shoot(self, page_file: Path, keys: list[str]) -> None:

@@ -68,7 +68,7 @@ class Hasher:
 
 def _site_packages_state() -> list[Any]:
     """Installing, upgrading or removing a package changes its site-packages folder."""
-    state = [sys.version, sys.executable]
+    state: list[Any] = [sys.version, sys.executable]
     for entry in sys.path:
         if entry.endswith("-packages") and os.path.isdir(entry):
             state.append([entry, os.stat(entry).st_mtime_ns])

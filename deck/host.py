@@ -73,7 +73,7 @@ def build_host() -> dict[str, Any]:
     except OSError:
         pass
     try:
-        usable = len(os.sched_getaffinity(0))
+        usable: int | None = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         usable = os.cpu_count()
     libraries: dict[str, str | None] = {}
