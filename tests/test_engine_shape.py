@@ -36,3 +36,65 @@ def test_each_static_script_is_small() -> None:
     for path in sorted((ENGINE / "static").rglob("*.js")):
         lines = path.read_text("utf-8").count("\n")
         assert lines <= MAX_LINES, f"{path}: {lines} lines"
+
+
+# The layers, lowest first: a package (or a module at deck/'s root) imports only from layers
+# below its own (README, Architecture). Block kinds sit below the source stage: the scanner
+# and the renderer ask their registry, and each kind module holds a kind's parse, render,
+# resolution and per-output handlers over the protocols in `deck.blocks.base`/`context`.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "theme", "progress", "host", "interpreter", "widgetdata"),
+    ("model",),
+    ("options", "store"),
+    ("show", "blocks"),
+    ("source",),
+    ("execute",),
+    ("render",),
+    ("publish",),
+    ("pipeline", "preview"),
+    ("cli",),
+)
+
+
+def package_of(module: str) -> str:
+    return module.split(".")[1] if "." in module else module
+
+
+def package_edges() -> dict[str, dict[str, list[str]]]:
+    """package → package it imports → the module imports that make the edge."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for name, targets in graph().items():
+        for target in targets:
+            a, b = package_of(name), package_of(target)
+            if a != b and b != "deck":
+                found.setdefault(a, {}).setdefault(b, []).append(f"{name} → {target}")
+    return found
+
+
+def layer_faults(edges: dict[str, dict[str, list[str]]]) -> list[str]:
+    rank = {name: k for k, layer in enumerate(LAYERS) for name in layer}
+    faults = []
+    for a, targets in sorted(edges.items()):
+        for b, why in sorted(targets.items()):
+            if a not in rank or b not in rank:
+                faults.append(f"{a} → {b}: a package no layer names")
+            elif rank[b] >= rank[a]:
+                faults.append(f"{a} → {b} ({why[0]}): not a lower layer")
+    return faults
+
+
+def test_packages_import_only_lower_layers_so_no_package_cycle() -> None:
+    edges = package_edges()
+    assert {"blocks", "render", "publish"} <= set(edges)  # the packages were found
+    assert layer_faults(edges) == []
+    assert find_cycle({a: set(b) for a, b in edges.items()}) is None
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    edges = {"blocks": {"render": ["deck.blocks.quiz → deck.render.provenance"]}}
+    assert layer_faults(edges) == [
+        "blocks → render (deck.blocks.quiz → deck.render.provenance): not a lower layer"
+    ]
+    assert layer_faults({"nowhere": {"model": ["x → y"]}}) == [
+        "nowhere → model: a package no layer names"
+    ]

@@ -5,8 +5,8 @@ notes in the lecturer's notes (deck/static/handout.js moves it there)."""
 from __future__ import annotations
 
 from deck.blocks.base import BlockKind, attributes, named, parse_div
+from deck.blocks.context import RenderContext
 from deck.model import Div
-from deck.render.context import RenderContext
 
 LABELS = {"en": "Answer", "zh": "答案"}
 

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from deck.blocks.context import RenderContext
+from deck.blocks.styles import layout_style, position_style, style_join
 from deck.errors import Loc
 from deck.model import Block, Div, InlineExpr, Prose, Quiz, Section
 from deck.model.document import EVERYONE, Group, Node, QuizOrder, Text
-from deck.render.context import RenderContext
-from deck.render.pandoc import layout_style, position_style, style_join
 
 SUB_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")  # a callout's title, a tab's name
 HTML_ATTRS = {"id", "style", "title", "role", "lang", "dir"}

@@ -14,8 +14,8 @@ from deck.blocks.base import (
     attributes,
     split_at_headings,
 )
+from deck.blocks.context import RenderContext
 from deck.model import Block, Div, Prose
-from deck.render.context import RenderContext
 from deck.theme import CALLOUT_TITLES
 
 CALLOUT = re.compile(r"^callout-(note|tip|warning|caution|important)$")

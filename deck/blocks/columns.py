@@ -5,9 +5,9 @@ from __future__ import annotations
 import html
 
 from deck.blocks.base import BlockKind, Opening, ParseContext, ResolveContext, named
+from deck.blocks.context import RenderContext
 from deck.model import Column, Columns, Div
 from deck.model.document import Group
-from deck.render.context import RenderContext
 
 
 def parse(p: ParseContext, opening: Opening) -> Columns | None:

@@ -4,8 +4,8 @@ render records each so the slides' view is made without them."""
 from __future__ import annotations
 
 from deck.blocks.base import BlockKind, named, parse_div, render_plain
+from deck.blocks.context import RenderContext
 from deck.model import Div
-from deck.render.context import RenderContext
 
 
 def render(r: RenderContext, div: Div, notes: list[str]) -> str:

@@ -4,8 +4,8 @@ one by one, or not), `::: footer` (this slide's footer), `::: aside` (the slide'
 from __future__ import annotations
 
 from deck.blocks.base import BlockKind, Render, named, parse_div, render_plain
+from deck.blocks.context import RenderContext
 from deck.model import Div
-from deck.render.context import RenderContext
 
 
 def incremental(on: bool) -> Render:

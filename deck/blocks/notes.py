@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 
 from deck.blocks.base import BlockKind, Opening, ParseContext, ResolveContext, left_out, named
+from deck.blocks.context import RenderContext
 from deck.errors import Diagnostic
 from deck.model import Block, Notes
 from deck.model.document import Aside
-from deck.render.context import RenderContext
 from deck.theme import MINUTES_UNIT, NOTE_MINUTES
 
 

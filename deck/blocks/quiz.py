@@ -16,11 +16,11 @@ from deck.blocks.base import (
     ResolveContext,
     named,
 )
+from deck.blocks.context import RenderContext
+from deck.blocks.provenance import VALUE, Bindings
 from deck.errors import Diagnostic, Loc
 from deck.model import Choice, Quiz, QuizRecord, Section, walk_blocks
 from deck.model.document import QuizOrder, ShownQuiz
-from deck.render.context import RenderContext
-from deck.render.provenance import VALUE, Bindings
 
 CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")

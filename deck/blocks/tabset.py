@@ -12,8 +12,8 @@ from deck.blocks.base import (
     named,
     split_at_headings,
 )
+from deck.blocks.context import RenderContext
 from deck.model import Block, Div, Prose
-from deck.render.context import RenderContext
 
 
 def parse(p: ParseContext, opening: Opening) -> Div | None:

@@ -12,9 +12,8 @@ import dataclasses
 from typing import Any
 
 from deck.blocks.base import BlockKind, Opening, ParseContext, render_plain
+from deck.blocks.tex import definitions, extract
 from deck.model import Block, Cell, Div, Prose, Slide, walk_blocks
-from deck.render.macros import definitions
-from deck.render.mathtex import extract
 
 FORMATS = {"revealjs", "html", "html:js", "html5"}  # what this output counts as
 KNOWN_FORMATS = FORMATS | {

@@ -1,21 +1,21 @@
 """`::: {.widget kind=… data=…}`: an interactive figure fed by a value the cells computed. Its
 data is evaluated like an inline value, checked against the kind, and embedded with the
-blocks inside as the printed fallback (see `deck.render.widgets`). The kinds are the lesson's
+blocks inside as the printed fallback (see `deck.blocks.widgetembed`). The kinds are the lesson's
 (`widgets:` in lesson.yml)."""
 
 from __future__ import annotations
 
 from deck.blocks.base import BlockKind, Opening, ParseContext, named, parse_div
-from deck.errors import Diagnostic
-from deck.model import Div, WidgetRecord
-from deck.render.context import RenderContext
-from deck.render.widgets import (
+from deck.blocks.context import RenderContext
+from deck.blocks.widgetembed import (
     DataProblem,
     checked_data,
     data_expression,
     directive_problem,
     widget_html,
 )
+from deck.errors import Diagnostic
+from deck.model import Div, WidgetRecord
 
 
 def parse(p: ParseContext, opening: Opening) -> Div | None:

@@ -354,7 +354,7 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
             else:
                 detail = _describe(exc)
             code = "timeout" if isinstance(exc, CellTimeout) else "inline"
-            from deck.render.widgets import shown_expression  # (on failure only: no engine file)
+            from deck.blocks.widgetembed import shown_expression  # (only on failure)
 
             shown = shown_expression(expr)  # a widget's data= as written, not its wrapper
             message = f"{shown} failed: {detail.replace(f'`{expr}`', shown)}"

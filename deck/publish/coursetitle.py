@@ -85,8 +85,9 @@ def rendered_title(title: str, cache: Path | None, lesson: Lesson | None = None)
     """A title rendered as a title slide renders it (the deck's Markdown, formulas by KaTeX
     with the lesson's macros), for a deck without one; a formula KaTeX cannot draw (or
     without Node) stays its TeX."""
+    from deck.blocks.tex import MATH_TOKEN, extract
     from deck.render.deck import new_markdown
-    from deck.render.mathtex import MATH_TOKEN, KaTeX, extract, lesson_macros
+    from deck.render.mathtex import KaTeX, lesson_macros
     from deck.render.pandoc import bracketed_spans
 
     marked, found = extract(title)

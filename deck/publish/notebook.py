@@ -12,11 +12,10 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from deck.errors import Diagnostic, Loc
-from deck.model.document import Document
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, file_digest
@@ -24,6 +23,9 @@ from deck.source.contain import outside
 from deck.source.prepass import display_path
 from deck.store.files import content_hash
 from deck.theme import ENGINE, STATIC
+
+if TYPE_CHECKING:
+    from deck.model.document import Document
 
 CODE = "code"  # dist/<lesson>/code/: the notebook's first cell makes it the working directory
 IMPORTS_DECK = re.compile(r"^\s*(from|import)\s+deck\b", re.M)  # cells using `deck.show`

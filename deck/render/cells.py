@@ -8,13 +8,13 @@ import html
 import re
 from typing import TYPE_CHECKING
 
+from deck.blocks.styles import layout_style
 from deck.errors import Diagnostic
 from deck.model import Cell, CellResult, FigureRecord, Loc, OutputRecord
 from deck.render.htmltext import highlight_code, plain
-from deck.render.pandoc import layout_style
 
 if TYPE_CHECKING:
-    from deck.render.context import RenderContext
+    from deck.blocks.context import RenderContext
 
 
 def option_line(cell: Cell, key: str) -> Loc:

@@ -22,9 +22,9 @@ from pathlib import Path
 from deck.errors import DeckError, Diagnostic, Loc
 from deck.model import CitationConfig
 from deck.render.crossref import _skipped
+from deck.render.store import RenderedSlide
 from deck.source.folder import display_path
 from deck.store.files import write_atomic
-from deck.store.renders import RenderedSlide
 
 KEY = r"[\w][\w:.#$%&+?<>~/-]*\w|\w"
 BRACKETED = re.compile(r"\[(?:[^\[\]@]*?-?@(?:" + KEY + r")[^\[\]]*?)\]")

@@ -14,7 +14,7 @@ import re
 from dataclasses import replace
 
 from deck.errors import Diagnostic
-from deck.store.renders import RenderedSlide
+from deck.render.store import RenderedSlide
 
 KINDS = ("fig", "tbl", "eq", "sec")
 NAMES = {

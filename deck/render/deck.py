@@ -21,6 +21,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from deck.blocks.tex import macros_digest
 from deck.errors import DeckError, Diagnostic
 from deck.host import build_host, kernel_record
 from deck.model import (
@@ -36,13 +37,12 @@ from deck.render.crossref import crossref
 from deck.render.document import document
 from deck.render.frame import deck_settings, missing_media
 from deck.render.htmltext import lazy_images
-from deck.render.macros import macros_digest
 from deck.render.mathtex import KaTeX, lesson_macros
 from deck.render.pandoc import (
     PandocExtension,
 )
 from deck.render.section import SectionRenderer
-from deck.store.renders import RenderedSlide, RenderStore, SectionRender
+from deck.render.store import RenderedSlide, RenderStore, SectionRender
 from deck.theme import NOTE_MINUTES, TEMPLATES
 
 PLOTLY_JS_FILE = re.compile(r"plotly-[\w.+-]+\.min\.js")  # (deck.execute.display writes it)

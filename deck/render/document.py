@@ -37,7 +37,7 @@ from deck.model.document import (
     Value,
 )
 from deck.render.section import CELL_DEFAULTS, QUARTO_CELL_DEFAULTS
-from deck.store.renders import SectionRender
+from deck.render.store import SectionRender
 
 PLACEHOLDER = re.compile("\u2063V(\\d+)\u2063")
 

@@ -11,14 +11,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
+from deck.blocks.tex import MATH_TOKEN, extract
 from deck.errors import Diagnostic
 from deck.model import Lesson, Loc
-from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
+from deck.render.mathtex import KaTeX
 from deck.render.pandoc import Media
 from deck.render.sass import compile_theme, web_fonts
+from deck.render.store import RenderedSlide, SectionRender
 from deck.render.themefonts import theme_families
 from deck.source.folder import display_path
-from deck.store.renders import RenderedSlide, SectionRender
 
 
 def media_path(src: str) -> str:

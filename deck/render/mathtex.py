@@ -4,46 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import shutil
 import subprocess
 from pathlib import Path
 
+from deck.blocks.tex import deck_macros, definitions, extract, macros_digest
 from deck.model import Lesson, walk_blocks
-from deck.render.macros import deck_macros, definitions, macros_digest
 from deck.store.files import write_atomic
 from deck.theme import KATEX, STATIC
 
 SCRIPT = STATIC / "katex_render.cjs"
-
-# Code spans are matched first so that `$` inside them is left alone.
-MATH = re.compile(
-    r"(?P<code>`+)(?:.+?)(?P=code)"
-    r"|(?<!\\)\$\$(?P<display>.+?)\$\$"
-    r"|(?<![\\$])\$(?P<inline>[^\s$](?:[^$\n]*?[^\s\\$])?)\$(?![\d$])",
-    re.S,
-)
-MATH_TOKEN = re.compile("\u2063M(\\d+)\u2063")
-
-
-def math_placeholder(index: int) -> str:
-    return f"\u2063M{index}\u2063"
-
-
-def extract(text: str, first: int = 0) -> tuple[str, list[tuple[str, bool, int]]]:
-    """Replace formulas by placeholders numbered from `first`; return the text and, per formula,
-    (tex, display, line offset of its start within `text`)."""
-    found: list[tuple[str, bool, int]] = []
-
-    def sub(m: re.Match[str]) -> str:
-        if m.group("code"):
-            return m.group(0)
-        display = m.group("display") is not None
-        tex = (m.group("display") if display else m.group("inline")).strip()
-        found.append((tex, display, text.count("\n", 0, m.start())))
-        return math_placeholder(first + len(found) - 1)
-
-    return MATH.sub(sub, text), found
 
 
 def katex_fingerprint() -> str:
@@ -68,7 +38,7 @@ class KaTeX:
         self.fingerprint = katex_fingerprint()
         self.known: dict[str, str] = self._read() if cache_file else {}
         self.errors: dict[str, str] = {}
-        self.macros: dict[str, str] = {}  # the deck's own (`deck.render.macros`)
+        self.macros: dict[str, str] = {}  # the deck's own (`deck.blocks.tex`)
         self.salt = ""
 
     def _read(self) -> dict[str, str]:
@@ -88,7 +58,7 @@ class KaTeX:
         return self.salt + ("D|" if display else "I|") + tex
 
     def use_macros(self, macros: dict[str, str]) -> None:
-        """The deck's macros (`deck.render.macros.lesson_macros`), for every formula."""
+        """The deck's macros (`deck.blocks.tex.lesson_macros`), for every formula."""
         self.macros = macros
         digest = macros_digest(macros)
         self.salt = f"M{digest}|" if digest else ""

@@ -15,8 +15,8 @@ from urllib.parse import quote, unquote, urlsplit
 from deck.errors import Diagnostic, Loc
 from deck.render.frame import media_path
 from deck.render.htmltext import file_attributes
+from deck.render.store import MediaFile
 from deck.source.contain import outside
-from deck.store.renders import MediaFile
 
 RAW_MEDIA_ATTRS = ("src", "poster")  # of raw HTML's <img>, <video>, <audio> and <source>
 IMAGE_TOKEN = re.compile("\u2063I(\\d+)\u2063")  # a Markdown image's src, while raw HTML is read

@@ -15,13 +15,13 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from markdown import Extension, Markdown
 from markdown.treeprocessors import Treeprocessor
 
-from deck.source.attributes import layout_rows, parse_attrs
+from deck.blocks.styles import NUMBER, position_style, style_join
+from deck.source.attributes import parse_attrs
 
 IMG_ATTRS = {
     "src",
@@ -36,8 +36,6 @@ IMG_ATTRS = {
     "controls",
 }
 VIDEO_FILES = (".mp4", ".webm", ".ogg", ".ogv", ".mov", ".m4v")
-POSITION = ("top", "left", "right", "bottom", "width", "height")
-NUMBER = re.compile(r"^\d+(\.\d+)?$")
 # Code spans first, so that brackets inside them are left alone.
 SPAN = re.compile(
     r"(?P<code>`+).+?(?P=code)"
@@ -51,50 +49,6 @@ class Media:
 
     image: Callable[[str], str | None] = lambda src: None  # local file → src to publish
     alt: Callable[[str], str] = lambda text: text  # alt text with formulas as `$TeX$`
-
-
-def css_length(value: str) -> str:
-    return f"{value}px" if NUMBER.match(value.strip()) else value.strip()
-
-
-def position_style(attrs: dict[str, str]) -> str:
-    """`.absolute` placement: `top=10 left=0 width=300` → `position: absolute; top: 10px; …`,
-    the keys taken out of `attrs`."""
-    parts = ["position: absolute"]
-    for key in POSITION:
-        if key in attrs:
-            parts.append(f"{key}: {css_length(attrs.pop(key))}")
-    return "; ".join(parts)
-
-
-def layout_style(attrs: dict[str, Any]) -> str | None:
-    """Quarto's panel layout as a CSS grid: `layout-ncol=2`, `layout-nrow=2`, or
-    `layout="[[1,1],[2]]"` / `[40,60]` (relative widths; rows of one shape). The keys are
-    taken out of `attrs`; None when none is there."""
-    ncol, nrow, layout = (attrs.pop(k, None) for k in ("layout-ncol", "layout-nrow", "layout"))
-    attrs.pop("layout-align", None)
-    if layout is not None:
-        rows = layout_rows(layout)
-        widths = " ".join(f"{w}fr" for w in rows[0]) if rows else None
-        if widths:
-            return (
-                f"display: grid; grid-template-columns: {widths}; gap: 0.5em; align-items: center"
-            )
-    if ncol is not None and str(ncol).isdigit() and int(ncol) > 0:
-        return (
-            f"display: grid; grid-template-columns: repeat({int(ncol)}, minmax(0, 1fr)); "
-            "gap: 0.5em; align-items: center"
-        )
-    if nrow is not None and str(nrow).isdigit() and int(nrow) > 0:
-        return (
-            f"display: grid; grid-template-rows: repeat({int(nrow)}, auto); "
-            "grid-auto-flow: column; gap: 0.5em; align-items: center"
-        )
-    return None
-
-
-def style_join(*styles: str | None) -> str:
-    return "; ".join(s.strip().rstrip(";") for s in styles if s and s.strip())
 
 
 def bracketed_spans(text: str) -> str:

@@ -1,6 +1,6 @@
 """Rendering one section: its slides as HTML with formula placeholders, the values record, and
 the diagnostics found. `SectionRenderer` is the public render context block kinds and cells
-use (`deck.render.context.RenderContext`); `:::` blocks go to their kind (`deck.blocks`)."""
+use (`deck.blocks.context.RenderContext`); `:::` blocks go to their kind (`deck.blocks`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,18 @@ from typing import Any
 import jinja2
 
 from deck.blocks import kind_of
+from deck.blocks.context import SlideState
 from deck.blocks.notes import unplanned
+from deck.blocks.provenance import (
+    VALUE,
+    Bindings,
+    Producer,
+    shown_producers,
+    sources_script,
+    substitute_values,
+    value_span,
+)
+from deck.blocks.tex import MATH_TOKEN, extract
 from deck.errors import Diagnostic, Loc
 from deck.model import (
     Block,
@@ -31,10 +42,9 @@ from deck.model import (
 )
 from deck.model.document import QuizOrder
 from deck.render.cells import render_cell
-from deck.render.context import SlideState
 from deck.render.frame import is_local
 from deck.render.htmltext import highlight_code, plain
-from deck.render.mathtex import MATH_TOKEN, KaTeX, extract
+from deck.render.mathtex import KaTeX
 from deck.render.media import MarkdownImages, SectionFiles
 from deck.render.pandoc import (
     FOOTNOTE_TOKEN,
@@ -43,16 +53,7 @@ from deck.render.pandoc import (
     mark_footnotes,
     take_definitions,
 )
-from deck.render.provenance import (
-    VALUE,
-    Bindings,
-    Producer,
-    shown_producers,
-    sources_script,
-    substitute_values,
-    value_span,
-)
-from deck.store.renders import MediaFile, RenderedSlide, SectionRender
+from deck.render.store import MediaFile, RenderedSlide, SectionRender
 from deck.theme import OPTIONAL_MARK, language
 
 # A line break inside a Chinese paragraph is not a space: join the lines.

@@ -1,101 +1,31 @@
-"""What a widget kind's data check (a lesson's `widgets/<kind>.py`) works with: `DataProblem`
-and small checks that name the offending JSON path (`` `scaled[2]` has 7 weights ``)."""
+"""`deck.widgetdata` under the name earlier widget checks import it by (README, Widgets)."""
 
-from __future__ import annotations
+from deck.widgetdata import (
+    DataProblem,
+    described,
+    distribution,
+    finite,
+    index,
+    listed,
+    mapping,
+    nested,
+    number,
+    path_at,
+    text,
+    vector,
+)
 
-import json
-import math
-import sys
-from typing import Any
-
-
-class DataProblem(Exception):
-    """Widget data not in its kind's format; the message names the JSON path."""
-
-
-def path_at(path: str, key: str | int) -> str:
-    return f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else key)
-
-
-def described(path: str) -> str:
-    return f"`{path}`" if path else "the data"
-
-
-def mapping(
-    value: Any,
-    path: str,
-    required: tuple[str, ...],
-    optional: tuple[str, ...] = (),
-    ignored: tuple[str, ...] = (),
-) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise DataProblem(f"{described(path)} must be an object with keys {', '.join(required)}")
-    missing = [k for k in required if k not in value]
-    if missing:
-        raise DataProblem(f"{described(path)} has no key `{missing[0]}`")
-    unknown = sorted(set(value) - set(required) - set(optional) - set(ignored))
-    if unknown:
-        allowed = ", ".join([*required, *optional])
-        raise DataProblem(
-            f"{described(path)} has an unknown key `{unknown[0]}` (allowed: {allowed})"
-        )
-    return value
-
-
-def number(value: Any, path: str, low: float | None = None, high: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not finite(value):
-        raise DataProblem(f"{described(path)} must be a number, not {json.dumps(value)[:40]}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise DataProblem(f"{described(path)} is {value}, outside [{low}, {high}]")
-    return value
-
-
-def finite(value: int | float) -> bool:
-    """Finite and within a double's range (a whole number may be larger: 10**400)."""
-    return abs(value) <= sys.float_info.max if isinstance(value, int) else math.isfinite(value)
-
-
-def index(value: Any, path: str, count: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
-        raise DataProblem(
-            f"{described(path)} must be an index from 0 to {count - 1}, not {value!r}"
-        )
-    return value
-
-
-def text(value: Any, path: str) -> str:
-    if not isinstance(value, str):
-        raise DataProblem(f"{described(path)} must be text, not {json.dumps(value)[:40]}")
-    return value
-
-
-def listed(value: Any, path: str, length: int | None = None, what: str = "items") -> list[Any]:
-    if not isinstance(value, list):
-        raise DataProblem(f"{described(path)} must be a list")
-    if length is not None and len(value) != length:
-        raise DataProblem(f"{described(path)} has {len(value)} {what}, expected {length}")
-    return value
-
-
-def vector(value: Any, path: str, length: int | None, what: str = "numbers", **bounds) -> list:
-    items = listed(value, path, length, what)
-    for k, x in enumerate(items):
-        number(x, path_at(path, k), **bounds)
-    return items
-
-
-def distribution(value: Any, path: str, length: int, what: str, tolerance: float) -> list:
-    """Weights: `length` numbers ≥ 0 adding up to 1."""
-    items = vector(value, path, length, what, low=0.0)
-    total = math.fsum(items)
-    if abs(total - 1) > tolerance:
-        raise DataProblem(f"{described(path)} adds up to {total:.6g}, not 1 (softmax weights)")
-    return items
-
-
-def nested(value: Any, path: str, sizes: tuple[int, ...], names: tuple[str, ...]) -> None:
-    """`value` nests lists of the given sizes (the last level holds anything)."""
-    items = listed(value, path, sizes[0], names[0])
-    if len(sizes) > 1:
-        for k, item in enumerate(items):
-            nested(item, path_at(path, k), sizes[1:], names[1:])
+__all__ = [
+    "DataProblem",
+    "described",
+    "distribution",
+    "finite",
+    "index",
+    "listed",
+    "mapping",
+    "nested",
+    "number",
+    "path_at",
+    "text",
+    "vector",
+]

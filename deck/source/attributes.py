@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable
@@ -10,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from deck.blocks.styles import layout_rows
 from deck.source.config import seconds_problem
 
 # Cell options Quarto knows that only shape its own HTML or its own cache: in a .qmd they are
@@ -176,23 +176,6 @@ def _count(key: str) -> Callable[[Any], str | None]:
         return None
 
     return check
-
-
-def layout_rows(layout: Any) -> list[list[float]] | None:
-    """`[[1,1],[2]]` → its rows' relative widths (negative widths are spaces: kept as
-    their size); None when it does not read so, or rows differ in how many panels."""
-    try:
-        value = json.loads(layout) if isinstance(layout, str) else layout
-    except ValueError:
-        return None
-    rows = value if isinstance(value, list) and value and isinstance(value[0], list) else [value]
-    if not all(isinstance(r, list) and r and all(_number(x) for x in r) for r in rows):
-        return None
-    return [[abs(float(x)) for x in r] for r in rows]
-
-
-def _number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and x != 0
 
 
 def _layout(value: Any) -> str | None:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from catalogue import write
+from deck.blocks.tex import extract, math_placeholder
 from deck.render import mathtex
-from deck.render.mathtex import KaTeX, extract, katex_fingerprint, math_placeholder
+from deck.render.mathtex import KaTeX, katex_fingerprint
 from fixture_build import run_cli
 
 

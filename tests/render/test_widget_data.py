@@ -11,8 +11,8 @@ import numpy as np  # noqa: F401 - the data expressions below name it
 import pytest
 
 from catalogue import write_lesson
-from deck.render.provenance import Bindings, shown_producers, used_names
-from deck.render.widgets import DataProblem, checked_data, data_expression, directive_problem
+from deck.blocks.provenance import Bindings, shown_producers, used_names
+from deck.blocks.widgetembed import DataProblem, checked_data, data_expression, directive_problem
 from fixture_build import run_cli
 from widget_lesson import (  # data_module: the `data` fixture
     KINDS,

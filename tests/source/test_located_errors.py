@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from catalogue import assert_failed_cleanly, line_of, write_lesson
-from deck.render.widgetdata import DataProblem
 from deck.source.config import parse_config
+from deck.widgetdata import DataProblem
 from fixture_build import run_cli
 
 GOOD = "## 一页\n\n```{python}\nd = {'a': 1.5, 'b': 'x'}\n```\n\n答案是 `{python} d['a']`。\n"
 WIDGET = '\n::: {.widget kind="w" data="d"}\n:::\n'
 CHECK = """
-    from deck.render.widgetdata import mapping, number, text
+    from deck.widgetdata import mapping, number, text
 
     SUMMARY = "{a: number, b: text}"
 
@@ -183,7 +183,7 @@ def test_a_bad_deck_lock_timeout_is_a_usage_error(tmp_path: Path, monkeypatch, v
 
 
 def test_the_number_check_names_a_huge_whole_number_instead_of_overflowing():
-    from deck.render.widgetdata import number
+    from deck.widgetdata import number
 
     with pytest.raises(DataProblem, match="`a` must be a number"):
         number(10**400, "a")

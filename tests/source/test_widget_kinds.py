@@ -18,7 +18,7 @@ from deck.progress import LogOnly
 CHECK = '''
 """A counter: {"start": n}."""
 
-from deck.render.widgetdata import DataProblem, mapping, number
+from deck.widgetdata import DataProblem, mapping, number
 
 SUMMARY = 'data: {"start": n}'
 

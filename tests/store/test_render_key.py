@@ -3,7 +3,7 @@ miss a module that rendering imports."""
 
 from __future__ import annotations
 
-from deck.store.renders import render_code
+from deck.render.store import render_code
 from engine_graph import ENGINE, closure, graph, modules
 
 

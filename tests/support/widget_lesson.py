@@ -12,8 +12,8 @@ from types import ModuleType
 import pytest
 
 from catalogue import write_lesson
+from deck.blocks.widgetembed import data_expression
 from deck.model import Loc, WidgetSource
-from deck.render.widgets import data_expression
 from deck.source.widgetkinds import load_widget_kinds
 from fixture_build import ROOT
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deck.render.widgetdata import listed, mapping, number, path_at, vector
+from deck.widgetdata import listed, mapping, number, path_at, vector
 
 SUMMARY = 'data: {"Q": 2×2, "K": 2×2, "d_k"?}'
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deck.render.widgetdata import (
+from deck.widgetdata import (
     DataProblem,
     distribution,
     index,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deck.render.widgetdata import DataProblem, listed, mapping, number, path_at, text, vector
+from deck.widgetdata import DataProblem, listed, mapping, number, path_at, text, vector
 
 SUMMARY = "data: head_ablation()'s result (relations, num_heads, full_accuracy, ablated_accuracy)"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deck.render.widgetdata import DataProblem, distribution, listed, mapping, path_at, text, vector
+from deck.widgetdata import DataProblem, distribution, listed, mapping, path_at, text, vector
 
 SUMMARY = 'data: {"d_k": [...], "unscaled": [[weights] per d_k], "scaled": [[weights] per d_k]}'
 

@@ -1,6 +1,6 @@
 // Widget runtime: shared helpers, the kind registry, and starting the widgets.
 //
-// deck/render/widgets.py checks each `::: {.widget kind=… data=…}`'s data and embeds it as
+// deck/blocks/widgetembed.py checks each `::: {.widget kind=… data=…}`'s data and embeds it as
 // JSON beside an empty `<div class="widget" data-widget="kind">`; the kind registered under
 // that name draws it (the lesson defines its kinds: one script each, calling
 // `deckWidgets.register`, with its own UI strings). On screen a widget is live, with controls that work by keyboard

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from deck.blocks.widgetembed import script_json
 from deck.model import Cell, Section
-from deck.render.widgets import script_json
 
 VALUE = re.compile("\u2063V(\\d+)\u2063")  # an inline value's placeholder (model.placeholder)
 TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][\w-]*)[^>]*>", re.S)

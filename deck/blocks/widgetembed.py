@@ -11,7 +11,7 @@ widget's markup embeds it; `deck/static/widgets/` draws it: live with keyboard-u
 controls on screen, as a static figure in `?print-pdf` (slides and handouts).
 
 The engine knows no kind: a lesson defines its own (`widgets:` in lesson.yml, a data check in
-`<path>.py` using `deck.render.widgetdata`, a script in `<path>.js`; see README, Widgets).
+`<path>.py` using `deck.widgetdata`, a script in `<path>.js`; see README, Widgets).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from deck.model import Loc, WidgetKind
-from deck.render.widgetdata import DataProblem, path_at
+from deck.widgetdata import DataProblem, path_at
 
 ATTRIBUTES = {"kind", "data", "id"}  # what a `::: {.widget}` directive may set
 # the note the worker puts after a value cut at `exec.output` characters (execute.capture)

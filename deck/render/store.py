@@ -23,7 +23,18 @@ from deck.theme import ENGINE, TEMPLATES
 
 # What a section's rendered HTML depends on besides its text and results (the render key): the
 # render stage and what it reads. Whole packages, so a new module needs no list kept by hand.
-RENDER_CODE = ("render", "blocks", "source", "store", "model", "errors.py", "theme.py", "host.py")
+RENDER_CODE = (
+    "render",
+    "blocks",
+    "source",
+    "store",
+    "model",
+    "errors.py",
+    "theme.py",
+    "host.py",
+    "interpreter.py",
+    "widgetdata.py",
+)
 
 
 def render_code() -> list[Path]:

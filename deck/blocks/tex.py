@@ -78,3 +78,33 @@ def macros_digest(macros: dict[str, str]) -> str:
     if not macros:
         return ""
     return hashlib.sha256(json.dumps(macros, sort_keys=True).encode()).hexdigest()[:12]
+
+
+# Code spans are matched first so that `$` inside them is left alone.
+MATH = re.compile(
+    r"(?P<code>`+)(?:.+?)(?P=code)"
+    r"|(?<!\\)\$\$(?P<display>.+?)\$\$"
+    r"|(?<![\\$])\$(?P<inline>[^\s$](?:[^$\n]*?[^\s\\$])?)\$(?![\d$])",
+    re.S,
+)
+MATH_TOKEN = re.compile("\u2063M(\\d+)\u2063")
+
+
+def math_placeholder(index: int) -> str:
+    return f"\u2063M{index}\u2063"
+
+
+def extract(text: str, first: int = 0) -> tuple[str, list[tuple[str, bool, int]]]:
+    """Replace formulas by placeholders numbered from `first`; return the text and, per formula,
+    (tex, display, line offset of its start within `text`)."""
+    found: list[tuple[str, bool, int]] = []
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group("code"):
+            return m.group(0)
+        display = m.group("display") is not None
+        tex = (m.group("display") if display else m.group("inline")).strip()
+        found.append((tex, display, text.count("\n", 0, m.start())))
+        return math_placeholder(first + len(found) - 1)
+
+    return MATH.sub(sub, text), found
