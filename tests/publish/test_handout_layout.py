@@ -11,13 +11,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pikepdf
 import pytest
 from PIL import Image
 from pypdf import PdfReader
 
 from catalogue import write_lesson
 from fixture_build import ROOT, run_build
+from pdfpages import placed_slides
 
 pytestmark = pytest.mark.browser
 
@@ -43,19 +43,6 @@ def footed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     proc = run_build(root, "foot")
     assert proc.returncode == 0, proc.stderr
     return root / "dist" / "foot", proc.stderr
-
-
-def placed_slides(path: Path) -> list[list[int]]:
-    """For each page, the slides.pdf pages drawn on it (1-based), as compose.py names them."""
-    with pikepdf.open(path) as pdf:
-        return [
-            sorted(
-                int(str(name)[len("/DeckSlide") :])
-                for name in (page.Resources.get("/XObject") or {}).keys()
-                if str(name).startswith("/DeckSlide")
-            )
-            for page in pdf.pages
-        ]
 
 
 def page_sizes(path: Path) -> list[tuple[int, int]]:

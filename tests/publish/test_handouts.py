@@ -19,6 +19,7 @@ from pypdf import PdfReader
 from catalogue import options_in, write_lesson
 from deck.pipeline import build
 from fixture_build import run_build, run_cli
+from pdfpages import placed_slides
 
 pytestmark = pytest.mark.browser
 
@@ -119,19 +120,6 @@ class _Sizes:
         if t.strip().strip("\u200b"):
             scale = math.hypot(tm[2], tm[3]) * math.hypot(cm[2], cm[3]) * self.stack[-1]
             self.found.append((self.number, size * scale, t.strip()))
-
-
-def placed_slides(path: Path) -> list[list[int]]:
-    """For each page, the slides.pdf pages drawn on it (1-based), as compose.py names them."""
-    with pikepdf.open(path) as pdf:
-        return [
-            sorted(
-                int(str(name)[len("/DeckSlide") :])
-                for name in (page.Resources.get("/XObject") or {}).keys()
-                if str(name).startswith("/DeckSlide")
-            )
-            for page in pdf.pages
-        ]
 
 
 def page_texts(path: Path) -> list[str]:
