@@ -69,7 +69,9 @@ def render_cell(r: RenderContext, cell: Cell) -> str:
     if grid and shown:  # `#| layout-ncol: 2`: the cell's figures and outputs side by side
         shown = f'<div class="cell-output-layout" style="{html.escape(grid)}">{shown}</div>'
     body = code + shown
-    return f'<div class="cell">{body}</div>' if body else ""
+    # an exercise's cell (`#| exercise: true`): the students' handout prints the in-class line
+    kind = "cell exercise" if cell.options.get("exercise") is True else "cell"
+    return f'<div class="{kind}">{body}</div>' if body else ""
 
 
 PLOTLY_JS = re.compile(r'^<div class="deck-plotly" data-plotly-js="(plotly-[\w.+-]+\.min\.js)">')

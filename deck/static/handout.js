@@ -37,7 +37,7 @@
   // What shows an exercise's answer besides `::: answer`: a widget (or any block) marked
   // `.shows-answer` (its initial state draws the answer), the cells of a `::: exercise` (the
   // students' notebook blanks them). The student's handout prints the in-class line instead.
-  var IN_CLASS = ".shows-answer, .exercise .cell";
+  var IN_CLASS = ".shows-answer, .exercise .cell, .cell.exercise";
   var TEXT = window.deckStrings("handout"); // (strings.js)
 
   function letter(n) { return String.fromCharCode(65 + n); }

@@ -199,6 +199,14 @@ EXERCISE_SOLUTION = 6 * 7
 ```
 :::
 
+## 独立练习
+
+```{python}
+#| echo: true
+#| exercise: true
+SOLO_EXERCISE = 6 * 8
+```
+
 ## 之后
 
 没有答案的页。
@@ -232,6 +240,7 @@ def test_no_answer_anywhere_in_the_student_handout(tmp_path: Path):
     assert proc.returncode == 0, proc.stderr
     out = tmp_path / "dist/ans"
     answers = [f"{WEIGHT:.4f}", f"{1 - WEIGHT:.4f}", "标记答案", "解答代码", "EXERCISE_SOLUTION"]
+    answers.append("SOLO_EXERCISE")  # a `#| exercise: true` cell's code
 
     def text(name: str) -> str:
         return subprocess.run(
@@ -242,7 +251,7 @@ def test_no_answer_anywhere_in_the_student_handout(tmp_path: Path):
     assert all(a in text("notes.pdf") for a in answers[:4])  # ...the lecturer's notes too
     handout = text("handout.pdf")
     assert [a for a in answers if a in handout] == []  # the students' handout: none
-    assert handout.count("（答案课上给出。）") == 3  # the answer, the widget, the exercise
+    assert handout.count("（答案课上给出。）") == 4  # the answer, the widget, both exercises
     assert "没有答案的页。" in handout and "算一算" in handout
     # and none drawn: the widget's shaded cells are on its slide, on no handout page
     for name, prefix in (("slides.pdf", "s"), ("handout.pdf", "h")):
