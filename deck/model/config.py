@@ -11,6 +11,12 @@ from typing import Any
 
 from deck.errors import Loc
 
+# (the outputs' names, for `--to` and lesson.yml's `outputs:`, come from one registry)
+from deck.model.outputs import DEFAULT_OUTPUTS as DEFAULT_OUTPUTS
+from deck.model.outputs import KNOWN_OUTPUTS as KNOWN_OUTPUTS
+from deck.model.outputs import LESSON_OUTPUTS as LESSON_OUTPUTS
+from deck.model.outputs import read_outputs as read_outputs
+
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_OUTPUT_LIMIT = 1_000_000  # characters of printed output kept per cell
 
@@ -21,30 +27,6 @@ def _half_the_memory_mb() -> int:
     except (ValueError, OSError):
         return 4096
     return max(512, total // 2 // 2**20)
-
-
-# The outputs a build can be asked for (`--to`, `lesson.yml` `outputs:`), and those made when
-# neither names any. The deck (`index.html`, `values.json`, figures) is always written: every
-# other output is made from it. PPTX is made only when named.
-KNOWN_OUTPUTS = ("html", "pdf", "ipynb", "course", "pptx")
-DEFAULT_OUTPUTS = ("html", "pdf", "ipynb", "course")
-
-
-LESSON_OUTPUTS = ("html", "pdf", "ipynb", "pptx")  # what a lesson's `outputs:` may name
-
-
-def read_outputs(
-    text: str | list[str] | tuple[str, ...], known: tuple[str, ...] = KNOWN_OUTPUTS
-) -> tuple[str, ...]:
-    """`html,pdf,ipynb` (or a list) as the outputs' names; raises ValueError naming the known
-    ones when a name is not one of them."""
-    names = text.split(",") if isinstance(text, str) else list(text)
-    found = tuple(dict.fromkeys(str(n).strip().lower() for n in names if str(n).strip()))
-    unknown = [n for n in found if n not in known]
-    if unknown or not found:
-        what = f"unknown output {', '.join(repr(n) for n in unknown)}" if unknown else "no output"
-        raise ValueError(f"{what} (known: {', '.join(known)})")
-    return found
 
 
 @dataclass(frozen=True)
