@@ -9,7 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from deck.errors import DeckError
-from deck.options import KNOWN_OUTPUTS, Options, UsageError, read_outputs
+from deck.model.outputs import DEFAULT_OUTPUTS, KNOWN_OUTPUTS, OUTPUTS
+from deck.options import Options, UsageError, read_outputs
 from deck.pipeline import build
 from deck.progress import LogOnly, ProgressDisplay
 from deck.publish.journal import LockTimeout, lock_timeout
@@ -20,9 +21,12 @@ KEPT = "dist/ and figures/ left as they were"
 
 
 def parser() -> argparse.ArgumentParser:
+    made = "\n".join(f"  {o.name:<8} {o.makes}" for o in OUTPUTS if o.asked)
     p = argparse.ArgumentParser(
         prog="build.py",
         description="Build lessons into reveal.js decks, PDF slides and handouts.",
+        epilog=f"outputs (--to, lesson.yml's `outputs:`):\n{made}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "lessons",
@@ -41,7 +45,8 @@ def parser() -> argparse.ArgumentParser:
         "--to",
         metavar="LIST",
         help=f"outputs to make, e.g. html,pdf,ipynb (known: {', '.join(KNOWN_OUTPUTS)}; "
-        "default: lesson.yml's `outputs:`, else all); the deck itself is always written",
+        f"default: lesson.yml's `outputs:`, else {','.join(DEFAULT_OUTPUTS)}); "
+        "the deck itself is always written",
     )
     p.add_argument(
         "--single-file",

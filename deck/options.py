@@ -45,9 +45,12 @@ class Options:
 
     def wants(self, output: str, chosen: tuple[str, ...] | None = None) -> bool:
         """Whether `output` is made: `--to` first, else the lesson's `outputs:` (`chosen`),
-        else the defaults; `--no-pdf` always drops the PDFs."""
+        else the defaults; `--no-pdf` always drops the PDFs, `--single-file` adds the single
+        file."""
         if (output == "pdf" and not self.pdf) or (output == "course" and not self.course):
             return False
+        if output == "single" and self.single_file:  # (`--single-file` adds it to any choice)
+            return True
         names = self.outputs if self.outputs is not None else chosen
         return output in (names if names is not None else DEFAULT_OUTPUTS)
 

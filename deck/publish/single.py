@@ -1,5 +1,6 @@
-"""The single-file exporter (`--single-file`): `dist/<lesson>.html`, the deck with every
-asset inlined (see `deck.publish.singlefile`), presentable offline when sent alone."""
+"""The single-file exporter (`--single-file`, `--to …,single`): `dist/<lesson>.html`, the
+deck with every asset inlined (see `deck.publish.singlefile`), presentable offline when sent
+alone."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from deck.publish.exporter import DECK, Built, Exported, file_digest
 
 class SingleFile:
     name = "single file"
-    why_not = "build with --single-file to make it again"
+    why_not = "build with --single-file (or `--to …,single`) to make it again"
 
     def wanted(self, options: Options) -> bool:
-        return options.single_file
+        return options.wants("single")
 
     def places(self, name: str, options: Options) -> dict[str, Path]:
         return {"single": options.out / f"{name}.html"}

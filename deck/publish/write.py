@@ -1,42 +1,37 @@
 """The write stage: every exporter fills its staging places (a file is kept from the previous
 build while what it is made from is unchanged), then all places are swapped in at once by the
-journal, never half-written. Adding an output is one exporter module and one entry here."""
+journal, never half-written. Adding an output is one exporter module and its entry in the
+registry, `deck.model.outputs`."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deck.model.outputs import OUTPUTS
 from deck.options import Options, Published
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, Exporter
-from deck.publish.html import HtmlDeck
 from deck.publish.journal import Target, new_build_id, publish
-from deck.publish.layoutcheck import LayoutCheck
-from deck.publish.notebook import Notebooks
-from deck.publish.pdfs import Pdfs
-from deck.publish.pptx import Pptx
-from deck.publish.single import SingleFile
 
 if TYPE_CHECKING:
     from deck.model import Lesson, SectionResult
     from deck.render.deck import RenderedDeck
 
-# The outputs, in the order they are made (later ones may read what earlier ones staged).
-# The notebooks come after the PDFs: their code/ folder is not a file the printed page loads.
-# Without PDFs, the layout check measures the slides as printing them would.
-# PPTX (made only when asked for) comes last: it draws its pictures once the rest is staged.
-EXPORTERS: tuple[Exporter, ...] = (
-    HtmlDeck(),
-    Pdfs(),
-    LayoutCheck(),
-    SingleFile(),
-    Notebooks(),
-    Pptx(),
-)
+
+def _exporter(path: str) -> Exporter:
+    module, name = path.split(":")
+    made: Exporter = getattr(importlib.import_module(module), name)()
+    return made
+
+
+# Every lesson output of the registry (deck.model.outputs), in the order they are made (later
+# ones may read what earlier ones staged); the course page is made after every lesson.
+EXPORTERS: tuple[Exporter, ...] = tuple(_exporter(o.exporter) for o in OUTPUTS if o.exporter)
 RECORD = ".build-stamp"  # in dist/<lesson>: what each kept file was made from, its digest
 
 
