@@ -32,17 +32,16 @@ from deck.model import (
     SectionResult,
 )
 from deck.model.document import Document
-from deck.render.cite import cite
-from deck.render.crossref import crossref
 from deck.render.document import document
 from deck.render.frame import deck_settings, missing_media
-from deck.render.htmltext import lazy_images
 from deck.render.mathtex import KaTeX, lesson_macros
 from deck.render.pandoc import (
     PandocExtension,
 )
 from deck.render.section import SectionRenderer
 from deck.render.store import RenderedSlide, RenderStore, SectionRender
+from deck.render.transforms import DeckPass
+from deck.render.transforms import apply as apply_transforms
 from deck.theme import NOTE_MINUTES, TEMPLATES
 
 PLOTLY_JS_FILE = re.compile(r"plotly-[\w.+-]+\.min\.js")  # (deck.execute.display writes it)
@@ -194,13 +193,8 @@ def render_lesson(
     if not any(planned(s) for s in slides):  # no minutes anywhere: a note without is no slip
         warnings = [w for w in warnings if w.code != "minutes"]
     warnings.extend(quiz_positions(lesson, records))
-    slides, found = crossref(slides, lesson.config.lang)
+    slides, found = apply_transforms(slides, DeckPass(lesson, deck, cache))  # (deck-wide passes)
     warnings.extend(found)
-    slides, found = cite(slides, lesson.config.citations, lesson.path, lesson.config.lang, cache)
-    warnings.extend(found)
-    slides = [replace(s, body=s.body + deck.frame(s)) for s in slides]
-    # Every slide but the first loads its pictures when it comes near (reveal's data-src).
-    slides[1:] = [replace(s, body=lazy_images(s.body)) for s in slides[1:]]
     template = env.get_template("deck.html.j2")
     for script in sorted({f.name for f in figures if PLOTLY_JS_FILE.fullmatch(f.name)}):
         # a plotly figure's library, from the author's plotly (deck.execute.display)
