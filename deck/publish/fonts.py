@@ -91,11 +91,25 @@ def theme_faces(page: str) -> tuple[Face, ...]:
 def find(face: Face) -> tuple[Path, int] | None:
     """A face's file: installed (fontconfig), else from its npm font package (a substituted
     family: its stand-in's)."""
-    if face.stand_in:
-        return find(Face(face.stand_in, face.weight, face.italic))
-    found = locate(face)
-    if found is None and (file := packaged(face.family, face.weight, face.italic)) is not None:
-        found = (file, 0)
+    return find_all((face,))[face]
+
+
+def find_all(faces: tuple[Face, ...]) -> dict[Face, tuple[Path, int] | None]:
+    """`find` for each face, fontconfig asked about them all at once (one `fc-match` each, run
+    side by side: they are most of the time a build with no new character spends on fonts)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    own = {f: Face(f.stand_in, f.weight, f.italic) if f.stand_in else f for f in faces}
+    wanted = list(dict.fromkeys(own.values()))
+    with ThreadPoolExecutor(max_workers=len(wanted) or 1) as pool:
+        located = dict(zip(wanted, pool.map(locate, wanted), strict=True))
+    found: dict[Face, tuple[Path, int] | None] = {}
+    for face in faces:
+        base = own[face]
+        at = located[base]
+        if at is None and (file := packaged(base.family, base.weight, base.italic)) is not None:
+            at = (file, 0)
+        found[face] = at
     return found
 
 
@@ -202,6 +216,35 @@ def cache_key(path: Path, number: int, face: Face, characters: str) -> str:
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()
 
 
+def face_cmap(store: Path, path: Path, number: int) -> set[int]:
+    """The code points face `number` of `path` has a glyph for, kept in the cache under the
+    font file's identity (reading a CJK font's cmap takes a tenth of a second)."""
+    import fontTools
+
+    what = [VERSION, fontTools.version, str(path), *identity(path.stat()), number]
+    cached = store / f"cmap-{hashlib.sha256(json.dumps(what).encode()).hexdigest()}.json"
+    try:
+        runs = json.loads(cached.read_text("utf-8"))
+        return {c for a, b in runs for c in range(a, b + 1)}
+    except (OSError, ValueError, TypeError):
+        pass
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(path, fontNumber=number, lazy=True)
+    points = set(font["cmap"].getBestCmap())
+    runs: list[list[int]] = []
+    for point in sorted(points):
+        if runs and point == runs[-1][1] + 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    try:
+        write_atomic(cached, json.dumps(runs).encode())
+    except OSError:
+        pass  # read again next build
+    return points
+
+
 @dataclass(frozen=True)
 class Staged:
     """What `stage_fonts` did: faces written, how many were subset now (not cached), the
@@ -254,10 +297,7 @@ class _Subsets:
     def covered(self, characters: str) -> str:
         """Those of `characters` the face has a glyph for."""
         if self._cmap is None:
-            from fontTools.ttLib import TTFont
-
-            font = TTFont(self.path, fontNumber=self.number, lazy=True)
-            self._cmap = set(font["cmap"].getBestCmap())
+            self._cmap = face_cmap(self.store, self.path, self.number)
         return "".join(c for c in characters if ord(c) in self._cmap)
 
     def get(self, characters: str) -> bytes:
@@ -292,13 +332,16 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
     inline: list[str] = []
     written, missing, made = [], [], 0
     page = (folder / "index.html").read_text("utf-8")
-    for face in (*FACES, *theme_faces(page)):
-        found = find(face)
+    faces = (*FACES, *theme_faces(page))
+    located = find_all(faces)
+    for face in faces:
+        found = located[face]
         if found is None:
             missing.append(face.file)
             continue
         subsets = _Subsets(store, face, *found)
-        (target / face.file).write_bytes(subsets.get(sets["slides"]))
+        # (keyed by the characters it has: a new character it lacks makes no subset of it)
+        (target / face.file).write_bytes(subsets.get(subsets.covered(sets["slides"])))
         rules.append(font_face(face, f"{FOLDER}/{face.file}"))
         written.append(face.file)
         for tier in TIERS[1:]:
