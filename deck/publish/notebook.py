@@ -93,7 +93,19 @@ def links_out(folder: Path, apart: set[Path]) -> dict[str, Path]:
     return found
 
 
+_SHIPPED: list[tuple[Built, tuple[dict[str, Path], list[str]]]] = []  # (this build's)
+
+
 def shipped(built: Built) -> tuple[dict[str, Path], list[str]]:
+    """`shipped_now`, worked out once a build (the write stage asks for it three times)."""
+    if _SHIPPED and _SHIPPED[0][0] is built:
+        return _SHIPPED[0][1]
+    found = shipped_now(built)
+    _SHIPPED[:] = [(built, found)]
+    return found
+
+
+def shipped_now(built: Built) -> tuple[dict[str, Path], list[str]]:
     """`code/<path>` → the file it copies: the lesson folder's Python modules and every file
     inside the lesson folder a section read while it ran (data, weights, subpackages), but not
     its section files and settings; the engine's `deck.show` and what it imports when a cell
