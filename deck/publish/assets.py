@@ -45,13 +45,16 @@ STATIC_FILES = (
     "deck.js",
 )
 # An asset assembled from several files, joined in this order (each followed by a newline):
-# the page still loads one script. The widget runtime comes first, then the lesson's widget
-# kinds (each registers itself; LESSON_WIDGETS stands for their scripts), start.js (starts
-# them all), then the popover.
+# the page still loads one script. The UI strings: the page's parts of strings.json (as the
+# script `deck.strings.page_script` makes of them), then strings.js, which reads them. The
+# widget runtime comes first, then the lesson's widget kinds (each registers itself;
+# LESSON_WIDGETS stands for their scripts), start.js (starts them all), then the popover.
 LESSON_WIDGETS = "<the lesson's widget kinds>"
 ASSEMBLED = {
+    "strings.js": ("strings.json", "strings.js"),
     "widgets.js": ("widgets/runtime.js", LESSON_WIDGETS, "widgets/start.js", "provenance.js"),
 }
+STRINGS = STATIC / "strings.json"  # (deck.strings.DATA)
 
 
 def asset_plan(widgets: tuple[Path, ...] = ()) -> list[tuple[str, list[Path]]]:
@@ -89,8 +92,12 @@ def asset_sources() -> list[tuple[str, Path]]:
 
 
 def assembled(sources: list[Path]) -> bytes:
-    """The parts joined, each followed by a newline."""
-    return b"".join(src.read_bytes() + b"\n" for src in sources)
+    """The parts joined, each followed by a newline (strings.json as the script setting it)."""
+    from deck.strings import page_script  # (not on the no-change check's path)
+
+    return b"".join(
+        (page_script() if src == STRINGS else src.read_bytes()) + b"\n" for src in sources
+    )
 
 
 def pygments_css() -> str:

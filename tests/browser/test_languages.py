@@ -1,5 +1,5 @@
 """A deck in any language (issue 21, items 3 and 5): its UI strings come from its language's
-table in deck/static/strings.js (French and German have one), English for a language without
+table in deck/static/strings.json (French and German have one), English for a language without
 one or for a string its table lacks; adding a language is that one table. A note's minutes
 count however they are written (`3 Min.`, `(2 minutes)`, `1.5 分钟`, `{minutes=N}`), and a note
 without any is a build warning at its line and named in the speaker view's plan."""
@@ -116,23 +116,25 @@ def table_keys(page, lang: str) -> dict[str, list[str]]:  # noqa: ANN001
 
 
 def test_adding_a_language_is_one_table(context, tmp_path):
-    # French and German are complete tables, and nothing but strings.js names them
+    # French and German are complete tables, and nothing but strings.json names them
     write_lesson(tmp_path, lesson("eo"), "eo")
     assert run_cli(tmp_path, "eo", "--no-pdf").returncode == 0
     page = open_deck(context, tmp_path, "eo")
     english = table_keys(page, "en")
     assert table_keys(page, "fr") == english and table_keys(page, "de") == english
     for path in [*STATIC.rglob("*.js"), *(STATIC.parent).rglob("*.py")]:
-        if path.name != "strings.js":
-            text = path.read_text("utf-8")
-            assert "Réessayez" not in text and "Noch einmal" not in text, path
+        text = path.read_text("utf-8")
+        assert "Réessayez" not in text and "Noch einmal" not in text, path
     assert feedback_after_a_wrong_choice(page) == "✗ Try again"  # no Esperanto table yet
     # one table for Esperanto, with one string: that string is Esperanto, the rest English
+    # (the deck's assets/strings.js opens with strings.json's tables: tests/test_ui_strings.py
+    # adds one to strings.json itself)
     strings = tmp_path / "dist" / "eo" / "assets" / "strings.js"
     text = strings.read_text("utf-8")
-    assert text.count("  var TABLES = {\n") == 1
-    table = '    eo: { deck: { wrong: "✗ Provu denove" } },\n'
-    strings.write_text(text.replace("  var TABLES = {\n", "  var TABLES = {\n" + table), "utf-8")
+    opening = "window.deckStringTables = {"
+    assert text.startswith(opening)
+    table = '"eo": {"deck": {"wrong": "✗ Provu denove"}},'
+    strings.write_text(text.replace(opening, opening + table, 1), "utf-8")
     page = open_deck(context, tmp_path, "eo")
     assert feedback_after_a_wrong_choice(page) == "✗ Provu denove"
     assert page.evaluate("deckStrings.lang") == "eo"
