@@ -1,5 +1,6 @@
 """What every stage shares about where things are and how a deck looks: the engine's paths,
-the slide size, the PDFs a build prints, and the UI strings by language (each defined once)."""
+the slide size, the PDFs a build prints, how a note says its minutes (each defined once; the
+UI strings by language are deck/strings.py's)."""
 
 from __future__ import annotations
 
@@ -32,35 +33,8 @@ VIEW_OF_LAYOUT = {"": "slides", "student": "student", "lecturer": "lecturer"}
 HANDOUT_PER_PAGE = (1, 2, 3)  # `handout: {per-page: …}` in lesson.yml; 2 unless said
 HANDOUT_MAX_LINES = 40  # `handout: {lines: …}`: ruled lines under each slide, at least
 
-# ---- UI strings -----------------------------------------------------------------------------
-# Quarto's callout titles (its language files), by the deck's `lang`.
-CALLOUT_TITLES = {
-    "en": {
-        "note": "Note",
-        "tip": "Tip",
-        "warning": "Warning",
-        "caution": "Caution",
-        "important": "Important",
-    },
-    "zh": {
-        "note": "注意",
-        "tip": "提示",
-        "warning": "警告",
-        "caution": "小心",
-        "important": "重要",
-    },
-}
-
-
+# ---- notes ----------------------------------------------------------------------------------
 # A note's minutes, in any language, as the speaker view reads them (deck/static/deck.js
-# `TEXT.minutes`): "2 分钟。…", "2 min. …", "(3 minutes) …", "3 Min. …".
+# `TEXT.minutes`): "2 分钟。…", "2 min. …", "(3 minutes) …", "3 Min. …". (How the deck says
+# them, and every other word the engine puts on a page, by language: deck/strings.py.)
 NOTE_MINUTES = re.compile(r"\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:分钟|min(?:ute)?s?\b\.?)", re.I)
-MINUTES_UNIT = {"zh": "分钟"}  # how a `{minutes=N}` note says it ("min" in other languages)
-
-# What the speaker notes of a slide marked `{.optional}` open with (the speaker view shows it).
-OPTIONAL_MARK = {"en": "Optional: may be skipped", "zh": "可跳过（选讲）"}
-
-
-def language(lang: str | None) -> str:
-    """`zh-CN` → `zh`: the key of the UI strings."""
-    return str(lang or "en").split("-")[0].lower()

@@ -7,15 +7,14 @@ from __future__ import annotations
 from deck.blocks.base import BlockKind, attributes, named, parse_div
 from deck.blocks.context import RenderContext
 from deck.model import Div
-
-LABELS = {"en": "Answer", "zh": "答案"}
+from deck.strings import strings
 
 
 def render(r: RenderContext, div: Div, notes: list[str]) -> str:
     classes = ["deck-answer", *(c for c in div.classes if c != "answer")]
     if "fragment" not in classes:
         classes.append("fragment")
-    label = LABELS.get(r.lang, LABELS["en"])
+    label = strings(r.lang, "answer")["label"]
     return (
         f'<div{attributes(div, classes)} data-answer-label="{label}">'
         f"{r.blocks(div.blocks, notes)}</div>"

@@ -16,7 +16,7 @@ from deck.blocks.base import (
 )
 from deck.blocks.context import RenderContext
 from deck.model import Block, Div, Prose
-from deck.theme import CALLOUT_TITLES
+from deck.strings import strings
 
 CALLOUT = re.compile(r"^callout-(note|tip|warning|caution|important)$")
 
@@ -54,7 +54,7 @@ def render(r: RenderContext, div: Div, notes: list[str]) -> str:
         title = r.text(title_prose.text, title_prose.loc, inline=True)
         blocks = blocks[1:]
     else:
-        title = CALLOUT_TITLES.get(r.lang, CALLOUT_TITLES["en"])[kind]
+        title = strings(r.lang, "callout")[kind]
     appearance = div.attrs.get("appearance", "default")
     classes = ["callout", f"callout-{kind}", f"callout-style-{appearance}"]
     classes += [c for c in div.classes if c not in classes]

@@ -11,7 +11,8 @@ from deck.blocks.context import RenderContext
 from deck.errors import Diagnostic
 from deck.model import Block, Notes
 from deck.model.document import Aside
-from deck.theme import MINUTES_UNIT, NOTE_MINUTES
+from deck.strings import strings
+from deck.theme import NOTE_MINUTES
 
 
 def parse(p: ParseContext, opening: Opening) -> Notes | None:
@@ -37,7 +38,7 @@ def render(r: RenderContext, block: Notes, notes: list[str]) -> str:
     them are plain text (no control may stand there). A `minutes=` note opens with them."""
     if block.minutes is not None:
         n = f"{block.minutes:g}"
-        unit = MINUTES_UNIT.get(r.lang, "min")
+        unit = strings(r.lang, "notes")["minutes"]
         notes.append(f'<p class="deck-minutes" data-minutes="{n}">{n} {unit}</p>')
     notes.append(r.text(block.text, block.loc, wrap=False))
     return ""

@@ -7,7 +7,6 @@ import hashlib
 import random
 import re
 
-from deck.blocks.answer import LABELS
 from deck.blocks.base import (
     BlockKind,
     NotebookWriter,
@@ -21,6 +20,7 @@ from deck.blocks.provenance import VALUE, Bindings
 from deck.errors import Diagnostic, Loc
 from deck.model import Choice, Quiz, QuizRecord, Section, walk_blocks
 from deck.model.document import QuizOrder, ShownQuiz
+from deck.strings import strings
 
 CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
@@ -210,7 +210,7 @@ def notebook(w: NotebookWriter, quiz: ShownQuiz, exercise: bool) -> None:
     )
     if w.audience == "solutions":
         right = w.text(quiz.choices[quiz.answer]).strip()
-        label = LABELS.get(w.lang, LABELS["en"])
+        label = strings(w.lang, "answer")["label"]
         w.markdown(f"**{label}: {LETTERS[quiz.answer]}. {right}**")
         if quiz.explanation is not None:
             w.prose(quiz.explanation)

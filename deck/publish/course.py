@@ -13,13 +13,15 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deck.options import Options
 from deck.publish.coursetitle import rendered_title, shown_title
 from deck.store.files import write_atomic
-from deck.theme import NOTE_MINUTES, STATIC, language
+from deck.strings import strings
+from deck.theme import NOTE_MINUTES, STATIC
 
 if TYPE_CHECKING:
     from deck.model import Lesson
@@ -29,52 +31,6 @@ if TYPE_CHECKING:
 PAGE = "index.html"
 OPTIONAL_MARK = re.compile(r'<p class="deck-optional-mark">.*?</p>', re.S)
 TAG = re.compile(r"<[^>]*>")
-TEXT: dict[str, dict[str, Any]] = {
-    "en": {
-        "course": "Course",
-        "lessons": "Lessons",
-        "slides": "{n} slides",
-        "minutes": "{m} min planned",
-        "optional": " (optional slides: {m} min more)",
-        "lecturer": "Lecturer",
-        "term": "Term",
-        "failed": "The latest build failed ({why}); the files below are from the last good one.",
-        "unbuilt": "Not built yet.",
-        "files": "Files of {title}",
-        "links": {
-            "deck": "Slides",
-            "single": "Single file",
-            "slides.pdf": "Slides (PDF)",
-            "handout.pdf": "Handout (PDF)",
-            "notes.pdf": "Lecturer's notes (PDF)",
-            "ipynb": "Notebook",
-            "solutions": "Notebook with solutions",
-            "pptx": "PowerPoint (PPTX)",
-        },
-    },
-    "zh": {
-        "course": "课程",
-        "lessons": "课程内容",
-        "slides": "{n} 页幻灯片",
-        "minutes": "计划 {m} 分钟",
-        "optional": "（可跳过的页另加 {m} 分钟）",
-        "lecturer": "主讲",
-        "term": "学期",
-        "failed": "最近一次构建失败（{why}）；下面是最后一次成功构建的文件。",
-        "unbuilt": "尚未构建。",
-        "files": "{title}的文件",
-        "links": {
-            "deck": "幻灯片",
-            "single": "单文件",
-            "slides.pdf": "幻灯片 PDF",
-            "handout.pdf": "讲义 PDF",
-            "notes.pdf": "讲稿 PDF（教师用）",
-            "ipynb": "Notebook 笔记本",
-            "solutions": "笔记本（含答案）",
-            "pptx": "PowerPoint 幻灯片（PPTX）",
-        },
-    },
-}
 
 
 def entries_folder(options: Options) -> Path:
@@ -227,7 +183,7 @@ def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) 
     e = html.escape
     built = [x for x in entries if not x.get("unbuilt")]
     lang = course.lang or (built[0]["lang"] if built else "en")
-    text = TEXT.get(language(lang), TEXT["en"])  # English for a language without a table
+    text = strings(lang, "course")  # (deck/static/strings.json: English for one without)
     theme = built[0].get("theme", "default") if built else "default"
     named = [x["course"] for x in built if x.get("course")]
     title = course.title or (named[0] if named else text["course"])
@@ -254,7 +210,7 @@ def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) 
     )
 
 
-def lesson_item(entry: dict[str, Any], text: dict[str, Any], out: Path, notes: bool) -> str:
+def lesson_item(entry: dict[str, Any], text: Mapping[str, Any], out: Path, notes: bool) -> str:
     e = html.escape
     name = entry["name"]
     if entry.get("unbuilt"):

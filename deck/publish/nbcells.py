@@ -22,6 +22,7 @@ from deck.model.document import (
     walk,
 )
 from deck.render.htmltext import plain
+from deck.strings import strings, table_language
 
 PLACEHOLDER = re.compile("\u2063V(\\d+)\u2063")
 # Markdown would read these in a computed value as markup: each is escaped, so it reads as text.
@@ -29,11 +30,6 @@ MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]|~$<>])")
 SPAN = re.compile(r"\[([^\]\n]*)\]\{[^}\n]*\}")  # `[text]{.fragment}` → text
 ATTRS = re.compile(r"(?<=[)\w])\{[.#][^}\n]*\}")  # `![a](x.png){width=50%}` → no attributes
 EXERCISE = "exercise"  # `#| exercise: true`, `::: exercise`
-# An exercise's place to write: a comment alone (a `...` would print `Ellipsis`).
-STUB = {
-    "zh": "# 练习：在这里写你的代码（答案见 {solutions}）",
-    "en": "# Exercise: write your code here (the solution is in {solutions})",
-}
 RC_FILE = "matplotlibrc"  # the deck's figure settings (fonts that draw Chinese), in code/
 SETUP = '''\
 # Run the cells as the build ran them: in the lesson's folder (code/ beside this notebook),
@@ -97,11 +93,6 @@ def seed_section(seed):
 '''
 
 
-def language(lang: str) -> str:
-    """The table of the notebook's own words: Chinese for a `zh` lesson, else English."""
-    return "zh" if lang.lower().startswith("zh") else "en"
-
-
 def has_exercises(doc: Document) -> bool:
     return any(
         (isinstance(n, ShownCell) and n.exercise)
@@ -128,7 +119,7 @@ class NotebookCells:
     def __init__(self, doc: Document, solutions: bool):
         self.doc = doc
         self.audience = "solutions" if solutions else "notebook"
-        self.lang = language(doc.lang)
+        self.lang = table_language(doc.lang)  # (its own words: deck/strings.py)
         self.cells: list[dict[str, Any]] = []
         self.pending: list[str] = []
 
@@ -246,7 +237,8 @@ def stub(code: str, lang: str, name: str) -> str:
         else:
             break
     instructions = "\n".join(head).strip("\n")
-    blank = STUB[lang].format(solutions=f"{name}-solutions.ipynb")
+    # an exercise's place to write: a comment alone (a `...` would print `Ellipsis`)
+    blank = strings(lang, "notebook")["stub"].format(solutions=f"{name}-solutions.ipynb")
     return f"{instructions}\n{blank}" if instructions else blank
 
 

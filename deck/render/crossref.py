@@ -15,14 +15,9 @@ from dataclasses import replace
 
 from deck.errors import Diagnostic
 from deck.render.store import RenderedSlide
+from deck.strings import strings
 
 KINDS = ("fig", "tbl", "eq", "sec")
-NAMES = {
-    "en": {"fig": "Figure", "tbl": "Table", "eq": "Equation", "sec": "Section"},
-    "zh": {"fig": "图", "tbl": "表", "eq": "式", "sec": "节"},
-    "de": {"fig": "Abbildung", "tbl": "Tabelle", "eq": "Gleichung", "sec": "Abschnitt"},
-    "fr": {"fig": "Figure", "tbl": "Table", "eq": "Équation", "sec": "Section"},
-}
 TARGET = re.compile(r'<(figure|img|div|span)\b[^>]*?\sid="((fig|tbl|eq)-[\w-]+)"')
 REFERENCE = re.compile(r"(\[-?)?@((?:fig|tbl|eq|sec)-[\w-]*\w)(\])?")
 SKIP = re.compile(r"<(code|pre|script|style|kbd)\b.*?</\1>", re.S)
@@ -32,7 +27,8 @@ DISPLAY = '<span class="katex-display">'
 
 
 def names_for(lang: str) -> dict[str, str]:
-    return NAMES.get(lang.split("-")[0], NAMES["en"])
+    """The names of what references name (Figure, Table, …) in the deck's language."""
+    return {kind: str(name) for kind, name in strings(lang, "crossref").items()}
 
 
 def crossref(

@@ -54,7 +54,7 @@ from deck.render.pandoc import (
     take_definitions,
 )
 from deck.render.store import MediaFile, RenderedSlide, SectionRender
-from deck.theme import OPTIONAL_MARK, language
+from deck.strings import strings, table_language
 
 # A line break inside a Chinese paragraph is not a space: join the lines.
 CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
@@ -242,7 +242,7 @@ class SectionRenderer:
 
     @property
     def lang(self) -> str:
-        return language(self.section.settings.lang)
+        return table_language(self.section.settings.lang)
 
     def inline_value(self, expr: str) -> str | None:
         return self.result.inline.get(expr)
@@ -288,7 +288,7 @@ class SectionRenderer:
         if not {"timing", "data-timing"} & set(slide.attrs):  # (a slide's own timing wins)
             self.warnings += unplanned(slide.blocks)
         if "optional" in slide.classes:  # a slide the lecturer may skip: the notes say so
-            mark = OPTIONAL_MARK.get(self.lang, OPTIONAL_MARK["en"])
+            mark = strings(self.lang, "notes")["optional"]
             notes.insert(0, f'<p class="deck-optional-mark">{mark}</p>')
         if self.slide_state.footer is not None:
             body += f'<div class="footer slide-footer">{self.slide_state.footer}</div>'

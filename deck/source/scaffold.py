@@ -9,47 +9,13 @@ import re
 from pathlib import Path
 
 from deck.options import UsageError
+from deck.strings import strings
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
-TEXT = {
-    "en": {
-        "title": "Softmax and temperature",
-        "subtitle": "A first lesson",
-        "intro": "Softmax turns scores into probabilities",
-        "figure": "Temperature flattens or sharpens",
-        "quiz": "Quick check",
-        "alt": "Bar chart of softmax probabilities at temperatures 0.5, 1 and 2",
-        "notes1": "2 min. Read the scores aloud, then the probabilities.",
-        "notes2": "3 min. Lower temperature: sharper; higher: flatter.",
-        "notes3": "2 min. Poll first (click each raised hand), then press A.",
-        "question": "Which score gets the largest probability?",
-        "explain": "Softmax keeps the order of the scores.",
-        "exercise": "Exercise: what does the temperature do as it grows without bound?",
-        "answer": "All probabilities approach 1/3: the distribution becomes uniform.",
-        "largest": "The largest probability is",
-    },
-    "zh": {
-        "title": "Softmax 与温度",
-        "subtitle": "第一课",
-        "intro": "Softmax 把分数变成概率",
-        "figure": "温度让分布变平或变尖",
-        "quiz": "小测验",
-        "alt": "温度为 0.5、1、2 时 softmax 概率的柱状图",
-        "notes1": "2 分钟。先读分数，再读概率。",
-        "notes2": "3 分钟。温度低：更尖；温度高：更平。",
-        "notes3": "2 分钟。先投票（每举一只手点一次），再按 A。",
-        "question": "哪个分数得到的概率最大？",
-        "explain": "Softmax 保持分数的大小顺序。",
-        "exercise": "练习：温度趋于无穷大时，概率会怎样？",
-        "answer": "三个概率都趋于 1/3：分布变成均匀分布。",
-        "largest": "最大的概率是",
-    },
-}
-
 
 def lesson_files(name: str, lang: str) -> dict[str, str]:
-    t = TEXT["zh" if lang.lower().startswith("zh") else "en"]
+    t = strings(lang, "scaffold")  # (deck/static/strings.json)
     today = datetime.date.today().isoformat()
     return {
         "lesson.yml": f"""# This lesson's settings (see the README, "lesson.yml").

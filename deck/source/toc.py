@@ -7,13 +7,13 @@ import dataclasses
 import re
 
 from deck.model import Prose, Section, Slide
+from deck.strings import strings
 
-TITLES = {"zh": "目录", "de": "Inhaltsverzeichnis", "fr": "Table des matières"}
 PLACEHOLDER = re.compile("\u2063V\\d+\u2063")  # an inline value: its section's, not the toc's
 
 
 def toc_title(lang: str) -> str:
-    return TITLES.get(lang.split("-")[0], "Table of Contents")
+    return str(strings(lang, "toc")["title"])
 
 
 def with_toc(sections: list[Section], title: str, depth: int) -> list[Section]:
