@@ -224,8 +224,8 @@ def face_cmap(store: Path, path: Path, number: int) -> set[int]:
     what = [VERSION, fontTools.version, str(path), *identity(path.stat()), number]
     cached = store / f"cmap-{hashlib.sha256(json.dumps(what).encode()).hexdigest()}.json"
     try:
-        runs = json.loads(cached.read_text("utf-8"))
-        return {c for a, b in runs for c in range(a, b + 1)}
+        stored = json.loads(cached.read_text("utf-8"))
+        return {c for a, b in stored for c in range(a, b + 1)}
     except (OSError, ValueError, TypeError):
         pass
     from fontTools.ttLib import TTFont

@@ -8,6 +8,11 @@ version with the installed fonts. An unchanged key keeps the answer (a hidden fi
 deck, whose warnings the build repeats) and starts no browser. `--serve` leaves the check to
 the page it shows (static/live.js asks the preview server for it), so an edit never waits on a
 second browser there.
+
+A changed key measures only the slides that changed: each slide's answer is kept under a key of
+its own (what the page around the slides holds, its assets, and the slide's own markup and
+number, not its source line), and the page is laid out with those slides alone given their
+content (deck.js empties the others), so a prose edit lays out one slide, not the deck.
 """
 
 from __future__ import annotations
@@ -15,11 +20,14 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, file_digest
+from deck.publish.pdf import Overflow
+from deck.publish.pdfs import slide_size
 from deck.publish.printer import printer_key
 from deck.theme import ENGINE
 
@@ -28,6 +36,15 @@ CHECKED = ".layout-check.json"  # in dist/<lesson>/: the slides that overflow, a
 
 def layout_key(built: Built) -> str:
     """A hash of everything the deck's print layout depends on (see the module's text)."""
+    h = hashlib.sha256(surroundings_key(built).encode())
+    h.update(b"\0slides\0" + built.deck.views["slides"].encode())
+    return h.hexdigest()
+
+
+def surroundings_key(built: Built) -> str:
+    """A hash of what every slide's layout depends on besides its own markup: the check, the
+    printer, the page's size, its files (assets, figures, media) and the page around the
+    slides."""
     folder = built.staging[DECK]
     h = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())  # the check, the page size
     h.update((ENGINE / "publish" / "layoutcheck.py").read_bytes())
@@ -36,8 +53,34 @@ def layout_key(built: Built) -> str:
         rel = path.relative_to(folder)
         if len(rel.parts) > 1:  # assets/ (CSS, scripts, fonts), figures/, media
             h.update(rel.as_posix().encode() + b"\0" + path.read_bytes())
-    h.update(b"\0slides\0" + built.deck.views["slides"].encode())
+    page = built.deck.views["slides"]
+    first, last = page.find("<section"), page.rfind("</section>")
+    h.update(b"\0page\0" + (page[:first] + page[last:] if 0 <= first < last else page).encode())
+    h.update(json.dumps([len(built.deck.slides), slide_size(built)]).encode())
     return h.hexdigest()
+
+
+def slide_keys(built: Built) -> list[str]:
+    """Each slide's key: the page's surroundings and the slide as the slides show it (its
+    number, for the slide number's width; not its source line, which an edit above moves)."""
+    around = surroundings_key(built)
+    keys = []
+    for slide in built.deck.slides:
+        shown = {**slide.to_json(), "body": slide.without_handouts(), "notes": "", "handouts": []}
+        shown.pop("loc")
+        what = json.dumps([around, shown], ensure_ascii=False, sort_keys=True)
+        keys.append(hashlib.sha256(what.encode()).hexdigest())
+    return keys
+
+
+def earlier_answers(built: Built) -> dict[str, list[dict]]:
+    """The slides measured by the last build, by their keys (their overflows, maybe none)."""
+    try:
+        record = json.loads((built.options.out / built.lesson.name / CHECKED).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    slides = record.get("slides") if isinstance(record, dict) else None
+    return slides if isinstance(slides, dict) else {}
 
 
 class LayoutCheck:
@@ -68,8 +111,20 @@ class LayoutCheck:
         t0 = time.perf_counter()
         progress.start("layout", "checking the slides' layout in Chromium")
         checked = True
+        keys = slide_keys(built)
+        known = earlier_answers(built)
+        answers: dict[str, list[dict]] = {}
+        changed = tuple(n for n, key in enumerate(keys, 1) if key not in known)
         try:
-            warnings = [str(o) for o in measure(built.staging[DECK] / "index.html", built)]
+            found = measure(built.staging[DECK] / "index.html", built, changed) if changed else []
+            for n in changed:
+                answers[keys[n - 1]] = [asdict(o) for o in found if o.slide == n]
+            overflows = []
+            for n, (slide, key) in enumerate(zip(built.deck.slides, keys, strict=True), 1):
+                for o in answers.get(key, known.get(key, [])):  # (its source line as it is now)
+                    overflows.append(Overflow(**{**o, "slide": n, "source": str(slide.loc)}))
+                answers.setdefault(key, known.get(key, []))
+            warnings = [str(o) for o in overflows]
         # No browser (or the check failed): the deck is still good; the note says so, and the
         # next build checks again (an unchecked result is never kept: see digest)
         except Exception as exc:  # noqa: BLE001
@@ -83,8 +138,11 @@ class LayoutCheck:
         finally:
             progress.stop("layout")
         seconds = time.perf_counter() - t0
-        progress.log(f"  checked the layout of {len(built.deck.slides)} slides ({seconds:.1f} s)")
-        text = json.dumps({"checked": checked, "warnings": warnings}, ensure_ascii=False, indent=1)
+        if changed:
+            count = f"{len(changed)} of {len(keys)}" if len(changed) < len(keys) else f"{len(keys)}"
+            progress.log(f"  checked the layout of {count} slides ({seconds:.1f} s)")
+        record = {"checked": checked, "warnings": warnings, "slides": answers if checked else {}}
+        text = json.dumps(record, ensure_ascii=False, indent=1)
         (built.staging[DECK] / CHECKED).write_text(text + "\n", "utf-8")
         return Exported({CHECKED: warnings}, seconds)
 
@@ -98,17 +156,18 @@ def unchecked(folder: Path) -> bool:
         return False
 
 
-def measure(index_html: Path, built: Built) -> list:
-    """The overflowing slides of the staged deck, measured as slides.pdf's printing does."""
+def measure(index_html: Path, built: Built, only: tuple[int, ...] = ()) -> list[Overflow]:
+    """The overflowing slides of the staged deck, measured as slides.pdf's printing does;
+    of the slides `only` numbers when they are not all of them."""
     from playwright.sync_api import sync_playwright
 
     from deck.publish.pdf import launch, measure_overflow
-    from deck.publish.pdfs import slide_size
 
+    count = len(built.deck.slides)
+    chosen = only if len(only) < count else ()
     with sync_playwright() as playwright:
         browser = launch(playwright)
         try:
-            size = slide_size(built)
-            return measure_overflow(browser, index_html, len(built.deck.slides), size)
+            return measure_overflow(browser, index_html, count, slide_size(built), chosen)
         finally:
             browser.close()

@@ -218,10 +218,14 @@ def open_print_layout(  # noqa: ANN201
     index_html: Path,
     slide_count: int,
     size: tuple[int, int] | None = None,
+    only: tuple[int, ...] = (),
 ):
-    """A page showing the deck's print layout, every page laid out, fonts and images loaded."""
+    """A page showing the deck's print layout, every page laid out, fonts and images loaded;
+    with `only` (slide numbers), those slides alone have their content (deck.js empties the
+    others, each keeping its page and number)."""
     page = browser.new_page(viewport=viewport(size))  # screen media, as _print_all loads it
-    page.goto(index_html.resolve().as_uri() + "?print-pdf", wait_until="load")
+    chosen = f"&deck-measure={','.join(map(str, only))}" if only else ""
+    page.goto(index_html.resolve().as_uri() + "?print-pdf" + chosen, wait_until="load")
     page.wait_for_function(READY, timeout=120_000)
     pages = page.evaluate(SETTLED)
     if pages != slide_count:
@@ -234,14 +238,16 @@ def measure_overflow(
     index_html: Path,
     slide_count: int,
     size: tuple[int, int] | None = None,
+    only: tuple[int, ...] = (),
 ) -> list[Overflow]:
     """The slides whose content does not fit their page (the deck's size), measured in
-    `browser`."""
-    page = open_print_layout(browser, index_html, slide_count, size)
+    `browser`; with `only`, of those slides alone."""
+    page = open_print_layout(browser, index_html, slide_count, size, only)
     try:
-        return [Overflow(**o) for o in page.evaluate(OVERFLOW)]
+        found = [Overflow(**o) for o in page.evaluate(OVERFLOW)]
     finally:
         page.close()
+    return [o for o in found if o.slide in only] if only else found
 
 
 @dataclass(frozen=True)

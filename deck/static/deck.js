@@ -4,6 +4,20 @@
 (function () {
   "use strict";
   var printing = /print-pdf/i.test(window.location.search);
+  // The build's layout check measures only the slides it names (`?print-pdf&deck-measure=3,17`,
+  // deck.publish.layoutcheck): the others are emptied but kept, so each slide keeps its place
+  // and number, and the print layout takes a fraction of the whole deck's time.
+  var measured = printing && /[?&]deck-measure=([\d,]+)/.exec(window.location.search);
+  if (measured) {
+    var keep = measured[1].split(",");
+    document.querySelectorAll(".reveal .slides > section").forEach(function (section, i) {
+      if (keep.indexOf(String(i + 1)) >= 0) return;
+      section.innerHTML = "";
+      Array.prototype.slice.call(section.attributes).forEach(function (a) {
+        if (/^data-background/.test(a.name)) section.removeAttribute(a.name);
+      });
+    });
+  }
   // the deck's language's strings (strings.js: English for a language without a table)
   var TEXT = window.deckStrings("deck");
   // a note's minutes, in any language: "2 分钟。…", "2 min. …", "(3 minutes) …", "3 Min. …"

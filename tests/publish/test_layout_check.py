@@ -128,3 +128,27 @@ def test_the_check_follows_chromium_and_is_off_when_asked(tmp_path, monkeypatch)
     assert off.returncode == 0 and overflows(off.stderr) == []
     assert "checked the layout" not in off.stderr
     assert not (root / "dist/long/.layout-check.json").exists()
+
+
+def test_an_edit_measures_the_slides_it_changed_and_moves_the_others_warnings(tmp_path):
+    root = tmp_path / "edited"
+    folder = lesson(root)
+    assert "checked the layout of 3 slides" in run_build(root, "long", "--no-pdf").stderr
+    # a second paragraph on the first slide, in characters the deck already has: the two
+    # slides after it move down two lines and are not laid out again
+    edited = SLIDES.replace("短。", "短。\n\n短。")
+    (folder / "01-a.md").write_text(edited, "utf-8")
+    proc = run_build(root, "long", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    assert "checked the layout of 1 of 3 slides" in proc.stderr
+    moved = overflows(proc.stderr)
+    assert [w.split(": warning")[0] for w in moved] == [
+        "content/long/01-a.md:7",
+        "content/long/01-a.md:50",
+    ]
+    # the same answer as measuring the whole deck afresh
+    fresh = tmp_path / "fresh"
+    lesson(fresh, edited)
+    whole = run_build(fresh, "long", "--no-pdf")
+    assert "checked the layout of 3 slides" in whole.stderr
+    assert overflows(whole.stderr) == moved

@@ -283,7 +283,7 @@ def test_unknown_outputs_are_errors_naming_the_known_ones(tmp_path: Path):
     write_lesson(tmp_path, LESSON, "nb")
     ran = run_cli(tmp_path, "nb", "--to", "html,docx")
     assert ran.returncode == 2
-    assert "unknown output 'docx' (known: html, pdf, ipynb, course, pptx)" in ran.stderr
+    assert "unknown output 'docx' (known: html, pdf, single, ipynb, pptx, course)" in ran.stderr
     build(tmp_path)
     before = tree(tmp_path / "dist/nb")
     edit(tmp_path / "content/nb/lesson.yml", "lang: en", "lang: en\noutputs: [html, slides]")
