@@ -1,71 +1,46 @@
-"""`lesson.yml` (or a `.qmd`'s front matter) as a typed, frozen `LessonConfig`, checked
-against a schema with line numbers.
+"""`lesson.yml`'s own keys (or a `.qmd`'s front matter's, where they are the same) declared
+for the schema engine (`deck.source.schema`), and read into a typed, frozen `LessonConfig`.
 
-Each key has a small checker in a table; a wrong value is an error at its line, an unknown key
-a warning naming the nearest known key. Nothing is silently accepted or silently dropped: a
-Quarto option that is read but not applied is a warning saying what happens instead.
+A wrong value is an error at its line, an unknown key a warning naming the nearest known key.
+Nothing is silently accepted or silently dropped: a Quarto option that is read but not applied
+is a warning saying what happens instead.
 """
 
 from __future__ import annotations
 
 import datetime
-import difflib
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from deck.errors import Diagnostic
-from deck.model import (
-    ExecConfig,
-    LessonConfig,
-    Loc,
-    QuizConfig,
-    WidgetSource,
+from deck.model import ExecConfig, LessonConfig, Loc, QuizConfig, WidgetSource
+from deck.model.config import DEFAULT_OUTPUTS, LESSON_OUTPUTS, HandoutConfig, read_outputs
+from deck.source.schema import (
+    Accepted,
+    Check,
+    Invalid,
+    Key,
+    Reading,
+    Schema,
+    as_text,
+    choice,
+    flag,
+    section,
+    text,
+    whole,
 )
-from deck.model.config import LESSON_OUTPUTS, HandoutConfig, read_outputs
 from deck.theme import HANDOUT_MAX_LINES, HANDOUT_PER_PAGE
 
-
-class Invalid(Exception):
-    pass
-
-
-class Accepted(Exception):
-    """A value that is read and kept (`value`), with a warning saying what happens."""
-
-    def __init__(self, message: str, value: Any = None):
-        super().__init__(message)
-        self.value = value
-
-
-Check = Callable[[Any], Any]
-
-
-def as_text(value: Any) -> str:
-    if isinstance(value, datetime.date):  # `date: 2026-11-29` reads as a date
-        return value.isoformat()
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise Invalid("must be text")
-    if "\u2063" in str(value):  # (the build's placeholders are made of it)
-        raise Invalid("holds U+2063 (invisible separator), which is reserved by the build")
-    return str(value)
-
-
-def _int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise Invalid("must be a whole number")
-    return value
-
+__all__ = ["Accepted", "Check", "Invalid", "as_text"]  # (the checks' own names, for their users)
 
 SEED_LIMIT = 2**32  # random, numpy and torch all accept 0 <= seed < 2**32
 MAX_TIMEOUT = 1_000_000  # seconds (11.6 days); the worker's interval timer takes no more
 
 
 def _seed(value: Any) -> int:
-    n = _int(value)
+    n = whole(value)
     if not 0 <= n < SEED_LIMIT:
         raise Invalid(f"must be from 0 to {SEED_LIMIT - 1:,} (2**32 - 1: numpy's range)")
     return n
@@ -109,18 +84,45 @@ def _memory_mb(value: Any) -> int:
 
 
 def _output_chars(value: Any) -> int:
-    n = _int(value)
+    n = whole(value)
     if n < 1000:
         raise Invalid("must be at least 1000 characters")
     return n
 
 
-EXEC_SCHEMA: dict[str, Check] = {
-    "seed": _seed,
-    "timeout": _positive_seconds,
-    "memory": _memory_mb,
-    "output": _output_chars,
-}
+EXEC_SCHEMA = Schema(
+    "exec",
+    {
+        "seed": Key(
+            "whole number",
+            "`random`, numpy and torch are seeded with it at the start of every section "
+            "(0 to 2**32 - 1)",
+            _seed,
+            ExecConfig.seed,
+        ),
+        "timeout": Key(
+            "number",
+            f"seconds a cell may run, more than 0 and at most {MAX_TIMEOUT:,} (a cell's "
+            "`#| timeout:` overrides)",
+            _positive_seconds,
+            ExecConfig.timeout,
+        ),
+        "memory": Key(
+            "size",
+            "address space per worker: `4G`, `512M`, or a number of MB (at least 64M)",
+            _memory_mb,
+            shown="half the machine's memory",
+        ),
+        "output": Key(
+            "whole number",
+            "characters of printed output kept per cell (at least 1000; the rest is cut "
+            "with a note)",
+            _output_chars,
+            ExecConfig.output_limit,
+        ),
+    },
+    "How cells run; the same keys in a `.qmd`'s front matter.",
+)
 EXEC_FIELDS = {
     "seed": "seed",
     "timeout": "timeout",
@@ -129,87 +131,39 @@ EXEC_FIELDS = {
 }
 
 
-@dataclass(frozen=True)
-class NodeCheck:
-    """A key whose value's shape decides how it is read (a scalar or a mapping): gets the
-    YAML node itself, returns the value to keep (None: nothing)."""
-
-    read: Callable[..., Any]
-
-    def __call__(
-        self,
-        node: yaml.Node,
-        name: str,
-        path: str,
-        diagnostics: list[Diagnostic],
-        locs: dict[str, Loc] | None,
-    ) -> Any:
-        return self.read(node, name, path, diagnostics, locs)
-
-
 WIDGET_PATH = re.compile(r"[\w.-]+(/[\w.-]+)*")
 
 
-def read_widgets(
-    node: yaml.Node, name: str, path: str, diagnostics: list[Diagnostic], locs: Any
-) -> tuple[WidgetSource, ...] | None:
+def read_widgets(node: yaml.Node, name: str, reading: Reading) -> tuple[WidgetSource, ...] | None:
     """`widgets:` a list of paths in the lesson's folder, each without a suffix: `<path>.py`
     checks a kind's data, `<path>.js` draws it; the kind is named after the file."""
-    at = Loc(path, node.start_mark.line + 1)
     if not isinstance(node, yaml.SequenceNode):
-        message = f"`{name}` must be a list of paths such as `widgets/softmax-scaling`"
-        diagnostics.append(Diagnostic(at, "config", message))
+        reading.error(node, f"`{name}` must be a list of paths such as `widgets/softmax-scaling`")
         return None
     found = []
     for item in node.value:
-        loc = Loc(path, item.start_mark.line + 1)
         text = item.value if isinstance(item, yaml.ScalarNode) else None
         if not isinstance(text, str) or not WIDGET_PATH.fullmatch(text) or ".." in text.split("/"):
             message = (
                 f"`{name}`: {text!r} must be a path inside the lesson's folder, without a "
                 "suffix (`widgets/softmax-scaling` for widgets/softmax-scaling.py and .js)"
             )
-            diagnostics.append(Diagnostic(loc, "config", message))
+            reading.error(item, message)
             continue
-        found.append(WidgetSource(text.removesuffix(".py"), loc))
+        found.append(WidgetSource(text.removesuffix(".py"), reading.loc(item)))
     names = [w.name for w in found]
     for k, widget in enumerate(found):
         if widget.name in names[:k]:
             message = f"widget kind `{widget.name}` is named twice"
-            diagnostics.append(Diagnostic(widget.loc, "config", message))
+            reading.diagnostics.append(Diagnostic(widget.loc, "config", message))
     return tuple(found)
 
 
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise Invalid("must be true or false")
-    return value
-
-
-QUIZ_MODES = ("poll", "check")
-
-
-def _quiz_mode(value: Any) -> str:
-    """`quiz.mode`: `poll` (clicks are counted, nothing judged until `A`) or `check`."""
-    if value not in QUIZ_MODES:
-        raise Invalid("must be `poll` (count the room's choices) or `check` (judge each click)")
-    return value
-
-
-def _per_page(value: Any) -> int:
-    if isinstance(value, bool) or value not in HANDOUT_PER_PAGE:
-        raise Invalid("must be 1, 2 or 3 (slides per page)")
-    return value
-
-
 def _lines(value: Any) -> int:
-    n = _int(value)
+    n = whole(value)
     if not 0 <= n <= HANDOUT_MAX_LINES:
         raise Invalid(f"must be a number of lines from 0 to {HANDOUT_MAX_LINES}")
     return n
-
-
-HANDOUT_SCHEMA: dict[str, Check] = {"per-page": _per_page, "lines": _lines}
 
 
 def _outputs(value: Any) -> tuple[str, ...]:
@@ -222,76 +176,120 @@ def _outputs(value: Any) -> tuple[str, ...]:
         raise Invalid(str(exc)) from None
 
 
-# lesson.yml's keys; `deck.source.lessonyml` reads lesson.yml with this table and the deck
-# options a .qmd has (`slides:`). The README's "lesson.yml reference" lists each key (tested).
-TOP_SCHEMA: dict[str, Check | dict[str, Check] | NodeCheck] = {
-    "title": as_text,
-    "subtitle": as_text,
-    "course": as_text,
-    "author": as_text,
-    "date": as_text,
-    "lang": as_text,
-    "exec": EXEC_SCHEMA,
-    "widgets": NodeCheck(read_widgets),
-    "quiz": {"shuffle": _bool, "mode": _quiz_mode},
-    "handout": HANDOUT_SCHEMA,
-    "outputs": _outputs,
-    "title-slide": _bool,  # false: no title slide made from title, subtitle, author, date
+def _names(value: Any) -> str:
+    """`author: A`, `author: [A, B]` or `author: [{name: A, affiliation: …}]` → "A, B"."""
+    items = value if isinstance(value, list) else [value]
+    names = []
+    for item in items:
+        if isinstance(item, dict):
+            item = item.get("name")
+            if isinstance(item, dict):  # name: {given: …, family: …} or {literal: …}
+                item = item.get("literal") or " ".join(
+                    str(item[k]) for k in ("given", "family") if k in item
+                )
+        names.append(as_text(item))
+    return ", ".join(names)
+
+
+def _date(value: Any) -> str:
+    if value in ("today", "now"):
+        return datetime.date.today().isoformat()
+    return as_text(value)
+
+
+QUIZ_SCHEMA = Schema(
+    "quiz",
+    {
+        "shuffle": flag(
+            "each quiz's choices in an order drawn from `exec.seed` (and the quiz's file and "
+            "`#id`), so answers are not all at one place",
+            QuizConfig.shuffle,
+        ),
+        "mode": choice(
+            "`poll`: a click adds a hand to a choice, nothing is judged until `A`; `check`: "
+            "each click is judged at once (self-study); `?quiz=` in the URL overrides it",
+            "poll",
+            "check",
+            default=QuizConfig.mode,
+            says="must be `poll` (count the room's choices) or `check` (judge each click)",
+        ),
+    },
+)
+HANDOUT_SCHEMA = Schema(
+    "handout",
+    {
+        "per-page": choice(
+            "slides to a page of the students' `handout.pdf`; a slide too dense for that "
+            "gets more room",
+            *HANDOUT_PER_PAGE,
+            default=HandoutConfig.per_page,
+            says="must be 1, 2 or 3 (slides per page)",
+        ),
+        "lines": Key(
+            "whole number",
+            f"ruled lines under each slide, at least (0 to {HANDOUT_MAX_LINES}); a page's "
+            "rest is lined too",
+            _lines,
+            shown="the layout's own",
+        ),
+    },
+)
+
+# Title slide fields: Quarto's readers (`author` may be a list or `- name:` items, `date:
+# today` is the build's day); `deck.source.qmdconfig` declares a `.qmd`'s with these same keys.
+TITLE_KEYS = {
+    "title": text("the title slide's title (also the course page's)"),
+    "subtitle": text("the title slide's second line"),
+    "author": Key(
+        "text or list",
+        "a name, a list (`[A, B]`) or Quarto's `- name: A` items: the title slide, the PDFs' "
+        "`/Author` and XMP `dc:creator`, the course page",
+        _names,
+    ),
+    "date": Key(
+        "date or text",
+        "a date (`2026-12-01`) or `today` (the build's day): the title slide, the PDFs' XMP "
+        "`dc:date`, the course page",
+        _date,
+    ),
 }
-
-
-def _plain(node: yaml.Node) -> Any:
-    return yaml.safe_load(yaml.serialize(node)) if node is not None else None
-
-
-def check_mapping(
-    node: yaml.Node,
-    schema: dict[str, Any],
-    where: str,
-    path: str,
-    diagnostics: list[Diagnostic],
-    locs: dict[str, Loc] | None = None,
-) -> dict[str, Any]:
-    line = node.start_mark.line + 1
-    if not isinstance(node, yaml.MappingNode):
-        what = f"`{where}`" if where else "the file"
-        diagnostics.append(Diagnostic(Loc(path, line), "config", f"{what} must be a mapping"))
-        return {}
-    values: dict[str, Any] = {}
-    for key_node, value_node in node.value:
-        key = str(key_node.value)
-        at = Loc(path, key_node.start_mark.line + 1)
-        name = f"{where}.{key}" if where else key
-        if locs is not None:
-            locs[name] = at
-        if key not in schema:
-            near = difflib.get_close_matches(key, list(schema), n=1)
-            hint = f" (did you mean `{near[0]}`?)" if near else f" (known: {', '.join(schema)})"
-            diagnostics.append(
-                Diagnostic(at, "config", f"unknown key `{name}` is ignored{hint}", "warning")
-            )
-            continue
-        check = schema[key]
-        if isinstance(check, NodeCheck):
-            found = check(value_node, name, path, diagnostics, locs)
-            if found is not None:
-                values[key] = found
-            continue
-        if isinstance(check, dict):
-            if isinstance(value_node, yaml.ScalarNode) and value_node.value in ("", "~", "null"):
-                continue
-            values[key] = check_mapping(value_node, check, name, path, diagnostics, locs)
-            continue
-        shown = value_node.value if isinstance(value_node, yaml.ScalarNode) else "…"
-        try:
-            values[key] = check(_plain(value_node))
-        except Accepted as note:
-            diagnostics.append(Diagnostic(at, "config", f"`{name}: {shown}`: {note}", "warning"))
-            if note.value is not None:
-                values[key] = note.value
-        except (Invalid, ValueError, yaml.YAMLError) as exc:  # ValueError: `date: 2020-13-01`
-            diagnostics.append(Diagnostic(at, "config", f"`{name}: {shown}` {exc}"))
-    return values
+# lesson.yml's own keys; `deck.source.lessonyml.LESSON_SCHEMA` adds the deck's options
+# (`slides:`) and citations, declared with a `.qmd`'s.
+TOP_SCHEMA = Schema(
+    "lesson.yml",
+    {
+        "title": TITLE_KEYS["title"],
+        "subtitle": TITLE_KEYS["subtitle"],
+        "course": text("the course's name, on the title slide under the author"),
+        "author": TITLE_KEYS["author"],
+        "date": TITLE_KEYS["date"],
+        "lang": text(
+            "the deck's language: its UI strings, minutes in the notes, fonts",
+            LessonConfig.lang,
+        ),
+        "exec": section("how cells run", EXEC_SCHEMA),
+        "widgets": Key(
+            "list of paths",
+            "the widget kinds the lesson defines: paths in its folder without a suffix "
+            "(`widgets/softmax-scaling`: its `.py` checks the data, its `.js` draws it)",
+            read=read_widgets,
+            default=(),
+        ),
+        "quiz": section("how quizzes are shown", QUIZ_SCHEMA),
+        "handout": section("the students' `handout.pdf`", HANDOUT_SCHEMA),
+        "outputs": Key(
+            "list of " + ", ".join(f"`{o}`" for o in LESSON_OUTPUTS),
+            "what a build of the lesson makes (`--to` overrides); the deck itself is always "
+            "written",
+            _outputs,
+            shown=", ".join(f"`{o}`" for o in DEFAULT_OUTPUTS if o in LESSON_OUTPUTS),
+        ),
+        "title-slide": flag(
+            "`false`: no title slide is made from the title, subtitle, author and date",
+            LessonConfig.title_slide,
+        ),
+    },
+)
 
 
 def yaml_error(exc: yaml.YAMLError, path: str, line: int = 1) -> Diagnostic:
@@ -331,7 +329,7 @@ def _last_line(buffer: str | None) -> int:
 
 
 def parse_config(text: str, path: str) -> tuple[LessonConfig, dict[str, Any], list[Diagnostic]]:
-    """`lesson.yml` text → (config, the checked values as a plain dict, diagnostics)."""
+    """`lesson.yml` text (its own keys) → (config, the checked values, diagnostics)."""
     diagnostics: list[Diagnostic] = []
     try:
         node = yaml.compose(text)
@@ -340,7 +338,7 @@ def parse_config(text: str, path: str) -> tuple[LessonConfig, dict[str, Any], li
         return LessonConfig(), {}, diagnostics
     if node is None:
         return LessonConfig(), {}, diagnostics
-    values = check_mapping(node, TOP_SCHEMA, "", path, diagnostics)
+    values = TOP_SCHEMA.read(node, Reading(path, diagnostics))
     return config_from(values), values, diagnostics
 
 
@@ -349,7 +347,9 @@ def config_from(values: dict[str, Any]) -> LessonConfig:
     exec_config = ExecConfig(**{EXEC_FIELDS[k]: v for k, v in exec_values.items()})
     quiz_config = QuizConfig(**(values.get("quiz") or {}))
     handout = values.get("handout") or {}
-    handout_config = HandoutConfig(handout.get("per-page", 2), handout.get("lines"))
+    handout_config = HandoutConfig(
+        handout.get("per-page", HANDOUT_SCHEMA.default("per-page")), handout.get("lines")
+    )
     top = {k: v for k, v in values.items() if k not in ("exec", "quiz", "handout")}
     if "title-slide" in top:
         top["title_slide"] = top.pop("title-slide")

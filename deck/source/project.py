@@ -11,12 +11,22 @@ from typing import Any
 from deck.errors import Diagnostic, Loc
 from deck.source.folder import display_path, read_text
 from deck.source.qmdconfig import parse_quarto_config
+from deck.source.schema import Key, Schema
+from deck.source.schemaqmd import QUARTO_SCHEMA
 
 NAMES = ("_quarto.yml", "_quarto.yaml")
 PROJECT_KEYS = (
     "project", "website", "book", "manuscript", "execute-dir", "output-dir", "render",
     "resources", "profile", "metadata-files", "brand", "filters", "freeze", "preview",
 )  # fmt: skip
+PROJECT_KEY = Key("any", "about the project as a whole: passes without a warning", quiet=True)
+# A project's `_quarto.yml`: a `.qmd`'s keys (its document options), and the project's own
+PROJECT_SCHEMA = Schema(
+    "_quarto.yml",
+    {**QUARTO_SCHEMA, **{k: PROJECT_KEY for k in PROJECT_KEYS if k not in QUARTO_SCHEMA}},
+    "A Quarto project's `_quarto.yml` (the `.qmd`'s folder or up to 5 above), read under its "
+    "`_metadata.yml` and front matter: a `.qmd`'s keys, and the project's own.",
+)
 LEVELS = 6  # folders looked at, from the file's own upwards
 
 
@@ -42,13 +52,8 @@ def project_config(path: Path, diagnostics: list[Diagnostic]) -> tuple[dict[str,
     if isinstance(text, Diagnostic):
         diagnostics.append(text)
         return {}, {}
-    values, locs, problems = parse_quarto_config(text, display_path(found))
-    for problem in problems:
-        if problem.severity == "warning" and any(
-            problem.message.startswith(f"unknown key `{k}`") for k in PROJECT_KEYS
-        ):
-            continue
-        diagnostics.append(problem)
+    values, locs, problems = parse_quarto_config(text, display_path(found), schema=PROJECT_SCHEMA)
+    diagnostics += problems
     return values, locs
 
 

@@ -1,62 +1,15 @@
 """The small checks a `.qmd`'s options are read with (each raises `Invalid` for a wrong value,
-or `Accepted` for one that is read with a warning)."""
+or `Accepted` for one that is read with a warning), and the readers of `format:`, `engine:`
+and `jupyter:`; `deck.source.schemaqmd` declares the keys with them."""
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
+import yaml
+
 from deck.source.attributes import line_steps
-from deck.source.config import Accepted, Check, Invalid, as_text
-
-
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise Invalid("must be true or false")
-    return value
-
-
-def _bool_or(*words: str) -> Check:
-    def check(value: Any) -> Any:
-        if isinstance(value, bool) or value in words:
-            return value
-        raise Invalid(f"must be true, false or {' or '.join(words)}")
-
-    return check
-
-
-def _any(value: Any) -> Any:
-    return value
-
-
-def _ignored(what: str) -> Check:
-    """A Quarto option this build reads but does not apply: a warning, and the value dropped."""
-
-    def check(value: Any) -> Any:
-        raise Accepted(what)
-
-    return check
-
-
-def _names(value: Any) -> str:
-    """`author: A`, `author: [A, B]` or `author: [{name: A, affiliation: …}]` → "A, B"."""
-    items = value if isinstance(value, list) else [value]
-    names = []
-    for item in items:
-        if isinstance(item, dict):
-            item = item.get("name")
-            if isinstance(item, dict):  # name: {given: …, family: …} or {literal: …}
-                item = item.get("literal") or " ".join(
-                    str(item[k]) for k in ("given", "family") if k in item
-                )
-        names.append(as_text(item))
-    return ", ".join(names)
-
-
-def _date(value: Any) -> str:
-    if value in ("today", "now"):
-        return datetime.date.today().isoformat()
-    return as_text(value)
+from deck.source.schema import Accepted, Check, Invalid, Reader, Reading, Schema, as_text, boolean
 
 
 def _size(expected: int) -> Check:
@@ -78,12 +31,6 @@ def _size(expected: int) -> Check:
         return pixels
 
     return check
-
-
-def _slide_number(value: Any) -> Any:
-    if isinstance(value, bool) or value in ("c/t", "c", "h/v", "h.v"):
-        return value
-    raise Invalid("must be true, false, c/t, c, h/v or h.v")
 
 
 def _code_line_numbers(value: Any) -> Any:
@@ -124,7 +71,7 @@ def _theme(value: Any) -> tuple[str, tuple[str, ...]]:
 
 
 def _embed(value: Any) -> bool:
-    if _bool(value):
+    if boolean(value):
         raise Accepted(
             "index.html is written with its assets/ folder beside it (it opens offline from "
             "there, from any copy of the folder); no single self-contained file is made",
@@ -142,21 +89,6 @@ def _plugin(name: str) -> Check:
         raise Accepted(f"the deck's own {name} is used; its settings here are not read", True)
 
     return check
-
-
-def _one_of(*words: str) -> Check:
-    def check(value: Any) -> Any:
-        if value not in words:
-            raise Invalid(f"must be {', '.join(words[:-1])} or {words[-1]}")
-        return value
-
-    return check
-
-
-def _level(value: Any) -> int:
-    if isinstance(value, bool) or value not in (1, 2, 3):
-        raise Invalid("must be 1, 2 or 3")
-    return value
 
 
 def _attributes(value: Any) -> dict[str, str]:
@@ -186,3 +118,64 @@ def _nocite(value: Any) -> str:
     if not all(word.startswith("@") for word in text.replace(",", " ").split()):
         raise Invalid("must name citation keys, as `@smith2020, @doe2021` or `@*`")
     return text
+
+
+def format_reader(options: Schema) -> Reader:
+    """`format: revealjs`, or `format: {revealjs: {options}, pdf: …}`: the revealjs options,
+    read with `options`; another format is a warning (this builds reveal.js slides and their
+    PDFs)."""
+
+    def read(node: yaml.Node, name: str, reading: Reading) -> dict[str, Any]:
+        other = "is not built here: this builds reveal.js slides (and their PDFs)"
+        if isinstance(node, yaml.ScalarNode):
+            if node.value != "revealjs":
+                reading.warn(node, f"format `{node.value}` {other}")
+            return {}
+        if not isinstance(node, yaml.MappingNode):
+            reading.error(node, f"`{name}` must be a format or a mapping")
+            return {}
+        found: dict[str, Any] = {}
+        revealjs = False
+        for key_node, value_node in node.value:
+            if str(key_node.value) != "revealjs":
+                reading.warn(key_node, f"format `{key_node.value}` {other}")
+                continue
+            revealjs = True
+            if not isinstance(value_node, yaml.ScalarNode):  # not `revealjs: default`
+                found = options.read(value_node, reading, f"{name}.revealjs")
+        if not revealjs:
+            reading.warn(node, "no `revealjs` format: the file is built as reveal.js slides anyway")
+        return found
+
+    return read
+
+
+def _engine(value: Any) -> str:
+    """`engine: knitr`/`julia`: only Python cells run here; a file without cells of that
+    engine still builds (a warning), and each such cell is an error at its own line."""
+    text = as_text(value)
+    if text not in ("jupyter", "python"):
+        raise Accepted(
+            "only Python cells run here (engine: jupyter); "
+            "each cell of another engine is an error at its line",
+            text,
+        )
+    return text
+
+
+NOT_PYTHON = ("julia", "ir", "r", "ijulia", "javascript", "deno", "bash", "sas", "stata")
+
+
+def _jupyter(value: Any) -> Any:
+    """`jupyter: python3`, `jupyter: my-env` or `jupyter: {kernelspec: {name: …}}`: a Python
+    kernel (its interpreter runs the cells); another language's kernel is an error."""
+    if isinstance(value, dict):
+        spec = value.get("kernelspec")
+        kernel = spec.get("name", "") if isinstance(spec, dict) else ""
+        language = (spec.get("language") or "") if isinstance(spec, dict) else ""
+    else:
+        kernel, language = as_text(value), ""
+    lowered = str(kernel).lower()
+    if (language and language.lower() != "python") or lowered.startswith(NOT_PYTHON):
+        raise Invalid("is not available: only Python cells run here (jupyter: python3)")
+    return str(kernel)
