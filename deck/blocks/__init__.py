@@ -12,6 +12,7 @@ from deck.blocks import (
     answer,
     callout,
     columns,
+    flow,
     handout,
     layout,
     notes,
@@ -43,6 +44,7 @@ KINDS: tuple[BlockKind, ...] = (
     handout.KIND,
     answer.KIND,
     *layout.KINDS,
+    *flow.KINDS,
 )
 PLAIN = BlockKind("div", lambda _: False, parse_div, render_plain)
 # Blocks of their own type, made by one kind each.

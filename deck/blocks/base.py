@@ -111,13 +111,64 @@ class NotebookWriter(Protocol):
     def markdown(self, markdown: str) -> None: ...
 
 
+class SlidesWriter(Protocol):
+    """The PowerPoint exporter, as block kinds see it: they put their node on the slide being
+    written (its body, its notes pane, its foot). Every text is the document's `Text`."""
+
+    audience: str  # "slides": the notes pane holds what only the lecturer sees
+    lang: str
+
+    def nodes(self, nodes: tuple[Node, ...], exercise: bool) -> None:
+        """The blocks inside, in the slide's flow."""
+        ...
+
+    def prose(self, text: Text) -> None: ...
+
+    def heading(self, text: Text | str) -> None:
+        """A bold line (a tab's name)."""
+        ...
+
+    def lettered(self, choices: tuple[Text, ...]) -> None:
+        """Choices lettered A., B., … as on the slides."""
+        ...
+
+    def plain(self, text: Text) -> str:
+        """The text as the slide reads it, on one line (values and formulas as text)."""
+        ...
+
+    def note(self, text: Text | str, key: bool = False) -> None:
+        """Lines of the notes pane (`key`: of the answer key, after the speaker notes)."""
+        ...
+
+    def columns(self, columns: tuple[tuple[str | None, tuple[Node, ...]], ...]) -> None:
+        """Side by side: each column's width as written (`40%`, or None) and its blocks."""
+        ...
+
+    def boxes(self, nodes: tuple[Node, ...], vertical: bool = False, cards: bool = False) -> None:
+        """The list among `nodes` as boxes joined by arrows (`cards`: a row, no arrows)."""
+        ...
+
+    def panel(self, kind: str, title: Text | str, nodes: tuple[Node, ...]) -> None:
+        """A titled box of a callout's `kind` (note, tip, warning, caution, important)."""
+        ...
+
+    def footer(self, nodes: tuple[Node, ...]) -> None:
+        """This slide's own footer, instead of the deck's."""
+        ...
+
+    def aside(self, nodes: tuple[Node, ...]) -> None:
+        """Small text at the slide's foot."""
+        ...
+
+
 Parse = Callable[[ParseContext, Opening], Block | None]
 Render = Callable[[RenderContext, Any, list[str]], str]
 Resolve = Callable[[ResolveContext, Any], Node]
 Handler = Callable[[Any, Any, bool], None]  # (the output's writer, the node, inside an exercise)
 # The outputs made from the document (`deck.model.document`): every kind has a handler for
-# each, or says explicitly how it falls back (`contents`, `left_out`).
-DOCUMENT_OUTPUTS = ("ipynb",)
+# each (the notebook's writer is a `NotebookWriter`, the PowerPoint file's a `SlidesWriter`),
+# or says explicitly how it falls back (`contents`, `left_out`).
+DOCUMENT_OUTPUTS = ("ipynb", "pptx")
 
 
 def resolve_group(r: ResolveContext, div: Div, kind: str, seen_by: frozenset[str]) -> Group:
@@ -144,7 +195,9 @@ class BlockKind:
     claims: Callable[[str], bool]  # a class that makes a block of this kind
     parse: Parse
     render: Render
-    outputs: dict[str, Handler] = field(default_factory=lambda: {"ipynb": contents})
+    outputs: dict[str, Handler] = field(
+        default_factory=lambda: {"ipynb": contents, "pptx": contents}
+    )
     resolve: Resolve | None = None
     seen_by: frozenset[str] = EVERYONE
 

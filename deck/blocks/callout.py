@@ -9,13 +9,17 @@ import re
 from deck.blocks.base import (
     SUB_HEADING,
     BlockKind,
+    Handler,
     Opening,
     ParseContext,
+    SlidesWriter,
     attributes,
+    contents,
     split_at_headings,
 )
 from deck.blocks.context import RenderContext
 from deck.model import Block, Div, Prose
+from deck.model.document import Group, Text
 from deck.strings import strings
 
 CALLOUT = re.compile(r"^callout-(note|tip|warning|caution|important)$")
@@ -70,4 +74,19 @@ def render(r: RenderContext, div: Div, notes: list[str]) -> str:
     return f"<div{attributes(box)}>{head}{body}</div>"
 
 
-KIND = BlockKind("callout", lambda cls: bool(CALLOUT.match(cls)), parse, render)
+def slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
+    """A titled box of its kind: its own title, else the kind's name in the deck's language."""
+    kind = next(m.group(1) for c in node.classes if (m := CALLOUT.match(c)))
+    blocks = node.blocks
+    first = blocks[0] if blocks else None
+    if isinstance(first, Group) and "callout-title" in first.classes:
+        title: Text | str = next((t for t in first.blocks if isinstance(t, Text)), "")
+        blocks = blocks[1:]
+    else:
+        title = strings(w.lang, "callout")[kind]
+    w.panel(kind, title, blocks)
+
+
+# (a notebook writes its title as a line)
+OUTPUTS: dict[str, Handler] = {"ipynb": contents, "pptx": slide}
+KIND = BlockKind("callout", lambda cls: bool(CALLOUT.match(cls)), parse, render, OUTPUTS)

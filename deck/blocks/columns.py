@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import html
 
-from deck.blocks.base import BlockKind, Opening, ParseContext, ResolveContext, named
+from deck.blocks.base import (
+    BlockKind,
+    Handler,
+    Opening,
+    ParseContext,
+    ResolveContext,
+    SlidesWriter,
+    contents,
+    named,
+)
 from deck.blocks.context import RenderContext
 from deck.model import Column, Columns, Div
 from deck.model.document import Group
@@ -43,4 +52,11 @@ def resolve(r: ResolveContext, block: Columns) -> Group:
     return Group("columns", ("columns",), {}, columns, block.loc)
 
 
-KIND = BlockKind("columns", named("columns"), parse, render, resolve=resolve)
+def slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
+    """Side by side, each column as wide as written."""
+    w.columns(tuple((c.attrs.get("width"), c.blocks) for c in node.blocks if isinstance(c, Group)))
+
+
+# (a notebook reads them one after another)
+OUTPUTS: dict[str, Handler] = {"ipynb": contents, "pptx": slide}
+KIND = BlockKind("columns", named("columns"), parse, render, OUTPUTS, resolve)

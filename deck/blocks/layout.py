@@ -3,9 +3,18 @@ one by one, or not), `::: footer` (this slide's footer), `::: aside` (the slide'
 
 from __future__ import annotations
 
-from deck.blocks.base import BlockKind, Render, named, parse_div, render_plain
+from deck.blocks.base import (
+    BlockKind,
+    Render,
+    SlidesWriter,
+    contents,
+    named,
+    parse_div,
+    render_plain,
+)
 from deck.blocks.context import RenderContext
 from deck.model import Div
+from deck.model.document import Group
 
 
 def incremental(on: bool) -> Render:
@@ -31,9 +40,19 @@ def aside(r: RenderContext, div: Div, notes: list[str]) -> str:
     return ""
 
 
+def footer_slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
+    w.footer(node.blocks)
+
+
+def aside_slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
+    w.aside(node.blocks)
+
+
 KINDS = (
     BlockKind("incremental", named("incremental"), parse_div, incremental(True)),
     BlockKind("nonincremental", named("nonincremental"), parse_div, incremental(False)),
-    BlockKind("footer", named("footer"), parse_div, footer),
-    BlockKind("aside", named("aside"), parse_div, aside),
+    BlockKind(
+        "footer", named("footer"), parse_div, footer, {"ipynb": contents, "pptx": footer_slide}
+    ),
+    BlockKind("aside", named("aside"), parse_div, aside, {"ipynb": contents, "pptx": aside_slide}),
 )

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import math
 
-from deck.blocks.base import BlockKind, Opening, ParseContext, ResolveContext, left_out, named
+from deck.blocks.base import (
+    BlockKind,
+    Handler,
+    Opening,
+    ParseContext,
+    ResolveContext,
+    SlidesWriter,
+    left_out,
+    named,
+)
 from deck.blocks.context import RenderContext
 from deck.errors import Diagnostic
 from deck.model import Block, Notes
@@ -63,8 +72,17 @@ def unplanned(blocks: tuple[Block, ...]) -> list[Diagnostic]:
 
 
 def resolve(r: ResolveContext, block: Notes) -> Aside:
-    return Aside("notes", r.text(block.text, block.loc), block.loc)
+    return Aside("notes", r.text(block.text, block.loc), block.loc, minutes=block.minutes)
 
 
-# The lecturer's notes are theirs: a notebook leaves them out.
-KIND = BlockKind("notes", named("notes"), parse, render, {"ipynb": left_out}, resolve)
+def notes_pane(w: SlidesWriter, notes: Aside, exercise: bool) -> None:
+    """A slide's notes pane holds them (opening with a `minutes=` note's minutes)."""
+    if notes.minutes is not None:
+        w.note(f"{notes.minutes:g} {strings(w.lang, 'notes')['minutes']}")
+    if notes.text is not None:
+        w.note(notes.text)
+
+
+# The lecturer's notes are theirs: a notebook leaves them out, a slide's notes pane has them.
+OUTPUTS: dict[str, Handler] = {"ipynb": left_out, "pptx": notes_pane}
+KIND = BlockKind("notes", named("notes"), parse, render, OUTPUTS, resolve)

@@ -9,10 +9,12 @@ import re
 
 from deck.blocks.base import (
     BlockKind,
+    Handler,
     NotebookWriter,
     Opening,
     ParseContext,
     ResolveContext,
+    SlidesWriter,
     named,
 )
 from deck.blocks.context import RenderContext
@@ -216,4 +218,16 @@ def notebook(w: NotebookWriter, quiz: ShownQuiz, exercise: bool) -> None:
             w.prose(quiz.explanation)
 
 
-KIND = BlockKind("quiz", named("quiz"), parse, render, {"ipynb": notebook}, resolve)
+def slide(w: SlidesWriter, quiz: ShownQuiz, exercise: bool) -> None:
+    """The question and its choices lettered on the slide; the answer and its explanation in
+    the notes pane (the lecturer's), as the answer key gives them."""
+    w.prose(quiz.question)
+    w.lettered(quiz.choices)
+    right = w.plain(quiz.choices[quiz.answer])
+    w.note(f"{strings(w.lang, 'answer')['label']}: {LETTERS[quiz.answer]}. {right}", key=True)
+    if quiz.explanation is not None:
+        w.note(quiz.explanation, key=True)
+
+
+OUTPUTS: dict[str, Handler] = {"ipynb": notebook, "pptx": slide}
+KIND = BlockKind("quiz", named("quiz"), parse, render, OUTPUTS, resolve)

@@ -6,14 +6,19 @@ from __future__ import annotations
 from deck.blocks.base import (
     SUB_HEADING,
     BlockKind,
+    Handler,
     Opening,
     ParseContext,
+    ResolveContext,
+    SlidesWriter,
     attributes,
+    contents,
     named,
     split_at_headings,
 )
 from deck.blocks.context import RenderContext
 from deck.model import Block, Div, Prose
+from deck.model.document import Group, Node
 
 
 def parse(p: ParseContext, opening: Opening) -> Div | None:
@@ -77,4 +82,29 @@ def render(r: RenderContext, div: Div, notes: list[str]) -> str:
     )
 
 
-KIND = BlockKind("panel-tabset", named("panel-tabset"), parse, render)
+def resolve(r: ResolveContext, div: Div) -> Group:
+    """The tab set, each tab a group titled with its name (values in place)."""
+    blocks: list[Node] = []
+    for block in div.blocks:
+        if isinstance(block, Div) and "tab" in block.classes:
+            title = r.text(block.attrs.get("title", ""), block.loc)
+            inner = r.nodes(block.blocks)
+            blocks.append(Group("div", block.classes, block.attrs, inner, block.loc, title=title))
+        else:
+            blocks += r.nodes((block,))
+    return Group("panel-tabset", div.classes, div.attrs, tuple(blocks), div.loc)
+
+
+def slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
+    """Every tab, one after another, under its name (a slide has no tabs to click)."""
+    for block in node.blocks:
+        if isinstance(block, Group) and "tab" in block.classes:
+            if block.title is not None:
+                w.heading(block.title)
+            w.nodes(block.blocks, exercise)
+        else:
+            w.nodes((block,), exercise)
+
+
+OUTPUTS: dict[str, Handler] = {"ipynb": contents, "pptx": slide}
+KIND = BlockKind("panel-tabset", named("panel-tabset"), parse, render, OUTPUTS, resolve)

@@ -79,6 +79,11 @@ class ShownCell:
     figure_dir: str
     alt: Text | None  # `fig-alt` (else `fig-cap`) with its values
     caption: Text | None
+    # where its outputs show: "default" (below its code), "fragment", "column" (beside its
+    # code), "column-fragment", or "slide" (a slide of their own right after this one)
+    location: str = "default"
+    asis: bool = False  # `output: asis`: what it printed is Markdown, read as written
+    table_caption: Text | None = None  # `tbl-cap` of a `tbl-` cell, above its outputs
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,7 @@ class Group:
     blocks: tuple[Node, ...]
     loc: Loc
     seen_by: frozenset[str] = EVERYONE
+    title: Text | None = None  # its name as shown, where the kind has one (a tab's)
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,7 @@ class Aside:
     text: Text | None
     loc: Loc
     seen_by: frozenset[str] = frozenset({"notes"})
+    minutes: float | None = None  # a note's `minutes=` (said before its text)
 
 
 Node = Text | Listing | ShownCell | ShownQuiz | Group | Aside

@@ -111,11 +111,14 @@ class Resolver:
         outputs = tuple(o for o in result.outputs if o.kind != "warning" or warnings)
         alt = cell.options.get("fig-alt") or cell.options.get("fig-cap")
         caption = cell.options.get("fig-cap")
+        echo = bool(self.option(cell, "echo")) and included
+        location = str(cell.options.get("output-location", "default")) if echo else "default"
+        table = cell.options.get("tbl-cap") if (cell.label or "").startswith("tbl-") else None
         return ShownCell(
             code=cell.code,
             loc=cell.loc,
             label=cell.label,
-            echo=bool(self.option(cell, "echo")) and included,
+            echo=echo,
             exercise=cell.options.get("exercise") is True,
             show_output=self.option(cell, "output") is not False and included,
             outputs=outputs,
@@ -123,6 +126,9 @@ class Resolver:
             figure_dir=self.result.figure_dir,
             alt=self.text(str(alt), cell.loc) if alt else None,
             caption=self.text(str(caption), cell.loc) if caption else None,
+            location=location,
+            asis=self.option(cell, "output") == "asis",
+            table_caption=self.text(str(table), cell.loc) if table else None,
         )
 
 

@@ -1,16 +1,19 @@
 """The PowerPoint exporter: `slides.pptx`, for institutions that require it, made only when
-asked for (`--to …,pptx`, `outputs:` in lesson.yml) from the rendered deck's slides (see
-`parse`, `layout`, `compose`), kept while what it is made from is unchanged."""
+asked for (`--to …,pptx`, `outputs:` in lesson.yml) from the typed document the deck was
+rendered from (`built.deck.document`; see `writer`, `prose`, `layout`, `compose`), never from
+the deck's HTML, and kept while what it is made from is unchanged."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
 import time
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from deck.options import Options
 from deck.progress import Progress
@@ -18,69 +21,16 @@ from deck.publish.exporter import DECK, Built, Exported, file_digest
 from deck.store.files import content_hash
 from deck.theme import ENGINE
 
+if TYPE_CHECKING:
+    from deck.model.document import Document
+    from deck.publish.pptx.writer import SlidePlan
+
 FILE = "slides.pptx"
 FIXED_TIME = (2000, 1, 1, 0, 0, 0)  # every zip member's date: equal decks make equal files
 CSS_PX_PT = 0.75  # a CSS pixel in points (960 pt wide = 1280 px)
-
-
-def notes_text(html: str) -> str:
-    """Speaker notes (HTML) as plain paragraphs, values and formulas as text."""
-    from deck.publish.pptx.parse import ColumnsBlock, Flow, QuizBlock, Text, slide_blocks
-
-    lines: list[str] = []
-
-    def walk(blocks: list[Any]) -> None:
-        for block in blocks:
-            if isinstance(block, Text):
-                for para in block.paras:
-                    prefix = "  " * max(para.level - 1, 0) + (
-                        para.bullet + " " if para.bullet else ""
-                    )
-                    lines.append(prefix + para.text.replace("\v", "\n").strip())
-            elif isinstance(block, ColumnsBlock):
-                for column in block.columns:
-                    walk(column)
-            elif isinstance(block, QuizBlock):
-                walk([Text(block.question)])
-            elif isinstance(block, Flow):
-                walk([Text(block.boxes)])
-            elif hasattr(block, "source") and getattr(block, "kind", "") == "formula":
-                lines.append(block.source)
-            elif hasattr(block, "text"):
-                lines.append(block.text)
-
-    walk(slide_blocks(html))
-    return "\n".join(line for line in lines if line)
-
-
-def quiz_notes(blocks: list[Any], lang: str) -> list[str]:
-    from deck.publish.pptx.parse import ColumnsBlock, QuizBlock
-
-    answer_word = "答案" if lang.startswith("zh") else "Answer"
-    found: list[str] = []
-    for block in blocks:
-        if isinstance(block, ColumnsBlock):
-            for column in block.columns:
-                found += quiz_notes(column, lang)
-        elif isinstance(block, QuizBlock) and 0 <= block.answer < len(block.choices):
-            letter = chr(65 + block.answer)
-            found.append(f"{answer_word}: {letter}. {block.choices[block.answer]}")
-            if block.explanation:
-                found.append(block.explanation)
-    return found
-
-
-def pictures_of(blocks: list[Any]) -> list[Any]:
-    from deck.publish.pptx.parse import ColumnsBlock, Picture
-
-    found = []
-    for block in blocks:
-        if isinstance(block, ColumnsBlock):
-            for column in block.columns:
-                found += pictures_of(column)
-        elif isinstance(block, Picture):
-            found.append(block)
-    return found
+# What the file is made by besides the document: the exporter, the block kinds' handlers,
+# the document's types and the deck's Markdown syntax.
+CODE = ("publish/pptx", "blocks", "model/document.py", "render/pandoc.py")
 
 
 def deterministic(data: bytes) -> bytes:
@@ -94,6 +44,32 @@ def deterministic(data: bytes) -> bytes:
             member.external_attr = 0o644 << 16
             dst.writestr(member, src.read(info.filename), compresslevel=6)
     return out.getvalue()
+
+
+def document_of(built: Built) -> Document:
+    if built.deck.document is None:
+        raise RuntimeError("slides.pptx is made from the rendered deck's document: it has none")
+    return built.deck.document
+
+
+def document_json(doc: Document) -> str:
+    """The document as stable text (who sees a node, a set, in sorted order)."""
+    return json.dumps(dataclasses.asdict(doc), default=sorted, sort_keys=True, ensure_ascii=False)
+
+
+class Formulas:
+    """The deck's KaTeX as the writer asks it for one formula's typesetting, noting those
+    it has not typeset yet (typeset in one batch, then the slides are written again)."""
+
+    def __init__(self, katex: Any) -> None:
+        self.katex = katex
+        self.missing: set[tuple[str, bool]] = set()
+
+    def html(self, tex: str, display: bool) -> str | None:
+        found = self.katex.html(tex, display)
+        if found is None and self.katex.error(tex, display) is None:
+            self.missing.add((tex, display))
+        return found
 
 
 class Pptx:
@@ -110,42 +86,36 @@ class Pptx:
         return (FILE,)
 
     def sources(self, built: Built) -> dict[str, Path]:
-        """The files a slide's `src` may name: its figures and media."""
+        """The files a slide's pictures may be: its figures (and their PNGs) and media."""
         found = {f"figures/{p.name}": p for p in built.deck.figures}
+        found.update(
+            {
+                f"figures/{p.with_suffix('.png').name}": p.with_suffix(".png")
+                for p in built.deck.figures
+            }
+        )
         found.update({published: source for published, source in built.deck.media})
         return found
 
-    def pngs(self, built: Built) -> dict[Path, Path]:
-        """A computed figure's SVG → its PNG at twice its size, saved beside it when the cell
-        ran (matplotlib's own drawing: no browser needed)."""
-        found = {}
-        for result in built.results.values():
-            folder = Path(result.figure_dir)
-            for cell in result.cells:
-                for figure in cell.figures:
-                    if figure.png:
-                        found[folder / figure.file] = folder / figure.png
-        return found
-
     def made_from(self, built: Built) -> dict[str, str] | None:
+        import markdown
         import pptx
 
+        from deck.blocks.tex import macros_digest
+        from deck.render.mathtex import katex_fingerprint, lesson_macros
+
         digest = hashlib.sha256()
-        slides = [
-            [s.number, s.level, s.title, s.without_handouts(), s.notes] for s in built.deck.slides
-        ]
-        config = built.lesson.config
-        digest.update(
-            json.dumps([slides, built.lesson.title, config.lang, pptx.__version__]).encode()
-        )
+        versions = [pptx.__version__, markdown.__version__, katex_fingerprint()]
+        versions.append(macros_digest(lesson_macros(built.lesson)))
+        digest.update(json.dumps(versions).encode())
+        digest.update(document_json(document_of(built)).encode())
         for published, source in sorted(self.sources(built).items()):
             if source.is_file():
                 digest.update(f"{published}\0{content_hash(source)}".encode())
-        for png in sorted(self.pngs(built).values()):
-            if png.is_file():
-                digest.update(f"{png.name}\0{content_hash(png)}".encode())
-        for code in sorted((ENGINE / "publish" / "pptx").glob("*.py")):
-            digest.update(code.read_bytes())
+        for name in CODE:
+            place = ENGINE / name
+            for code in sorted(place.rglob("*.py")) if place.is_dir() else [place]:
+                digest.update(code.read_bytes())
         return {FILE: digest.hexdigest()}
 
     def digest(self, path: Path) -> str:
@@ -160,51 +130,67 @@ class Pptx:
             return Exported({FILE: warnings}, time.perf_counter() - t0)
         return Exported({}, time.perf_counter() - t0)
 
-    def make(self, built: Built) -> tuple[bytes, list[str]]:
-        from deck.publish.pptx.compose import add_slide, new_presentation
-        from deck.publish.pptx.parse import Picture, slide_blocks, slide_footer, title_runs
-        from deck.publish.pptx.pictures import SCALE, Pictures
+    def plans(self, built: Built) -> tuple[list[SlidePlan], Any]:
+        """Every slide's content, written from the document (formulas typeset first)."""
+        from deck.publish.pptx.prose import Prose
+        from deck.publish.pptx.shapes import pictures_in
+        from deck.publish.pptx.writer import SlidesWriter
+        from deck.render.frame import media_path
         from deck.render.mathtex import KaTeX, lesson_macros
 
-        lesson = built.lesson
-        lang = lesson.config.lang
-        cache = built.options.cache
-        slides = []
-        for s in built.deck.slides:
-            blocks = slide_blocks(s.without_handouts())
-            slides.append((s, blocks, pictures_of(blocks)))
-        tex = {(p.source, True) for _, _, pics in slides for p in pics if p.kind == "formula"}
-        katex = None
-        if tex:
-            katex = KaTeX(cache / "katex.json")
-            katex.use_macros(lesson_macros(lesson))
-            katex.prepare(tex)
-        drawer = Pictures(cache / lesson.name / "pptx", katex)
-        sources = self.sources(built)
-        pngs = self.pngs(built)
+        doc = document_of(built)
+        katex = KaTeX(built.options.cache / "katex.json")
+        katex.use_macros(lesson_macros(built.lesson))
+        formulas = Formulas(katex)
+        media = dict(built.deck.media)
+
+        def found(src: str) -> Path | None:
+            return media.get(media_path(unquote(src))) if src else None
+
+        for _ in range(2):  # (again once the formulas not typeset yet are)
+            formulas.missing.clear()
+            plans = SlidesWriter(doc, Prose(formulas, found), doc.lang).plans()
+            shown = {
+                (p.source, True)
+                for s in plans
+                for p in pictures_in(s.blocks)
+                if p.kind == "formula"
+            }
+            todo = formulas.missing | {
+                f for f in shown if katex.html(*f) is None and katex.error(*f) is None
+            }
+            if not todo:
+                break
+            katex.prepare(todo)
+        return plans, katex
+
+    def make(self, built: Built) -> tuple[bytes, list[str]]:
+        from deck.publish.pptx.compose import add_slide, new_presentation
+        from deck.publish.pptx.pictures import SCALE, Pictures
+        from deck.publish.pptx.shapes import Picture, pictures_in
+
+        doc = document_of(built)
+        plans, katex = self.plans(built)
+        drawer = Pictures(built.options.cache / built.lesson.name / "pptx", katex)
         keys: dict[int, tuple[str, Path | None]] = {}
         doubled: set[int] = set()  # pictures whose PNG has twice their size
         warnings: list[str] = []
         where: dict[str, str] = {}  # a formula's TeX → the first slide showing it
-        for s, _, pics in slides:
-            for picture in pics:
+        for plan in plans:
+            for picture in pictures_in(plan.blocks):
                 if picture.kind == "formula":
                     keys[id(picture)] = (drawer.want_formula(picture.source), None)
-                    where.setdefault(picture.source, str(s.loc))
-                    continue
-                source = sources.get(picture.source)
-                if source is None or not source.is_file():
-                    warnings.append(
-                        f"{s.loc}: warning: slides.pptx: picture `{picture.source}` not found"
-                    )
-                    continue
-                png = pngs.get(source)
-                if png is not None and png.is_file():
-                    keys[id(picture)] = ("", png)
+                    where.setdefault(picture.source, str(plan.loc))
+                elif picture.png is not None and picture.png.is_file():
+                    keys[id(picture)] = ("", picture.png)
                     doubled.add(id(picture))
-                    continue
-                key = drawer.want_figure(source)
-                keys[id(picture)] = (key, None if key else source)
+                elif picture.path is None or not picture.path.is_file():
+                    warnings.append(
+                        f"{plan.loc}: warning: slides.pptx: picture `{picture.source}` not found"
+                    )
+                else:
+                    key = drawer.want_figure(picture.path)
+                    keys[id(picture)] = (key, None if key else picture.path)
         for failed in drawer.draw():
             message = f"slides.pptx: formula `{failed}` could not be typeset (left out)"
             warnings.append(f"{where[failed]}: warning: {message}")
@@ -231,20 +217,20 @@ class Pptx:
                 return w * 0.7, h * 0.7
             return w, h
 
-        prs = new_presentation(lesson.title, lang)
-        for s, blocks, _ in slides:
-            notes = "\n".join(filter(None, [notes_text(s.notes), *quiz_notes(blocks, lang)]))
+        prs = new_presentation(doc.title, doc.lang)
+        for plan in plans:
             add_slide(
                 prs,
-                title_runs(s.title or ""),
-                s.level,
-                blocks,
-                notes,
-                s.number,
-                lang,
+                plan.title,
+                plan.level,
+                plan.blocks,
+                "\n".join(plan.notes),
+                plan.number,
+                doc.lang,
                 files,
                 natural,
-                slide_footer(s.without_handouts()),
+                plan.footer,
+                plan.title_slide,
             )
         out = io.BytesIO()
         prs.save(out)

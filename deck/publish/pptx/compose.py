@@ -12,13 +12,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from deck.publish.pptx.codeblock import add_code
 from deck.publish.pptx.diagram import add_flow
 from deck.publish.pptx.layout import (
     BODY_TOP,
-    CODE_PT,
     HEIGHT_PT,
     LINE,
     MARGIN,
+    RULE_TOP,
     TABLE_PT,
     TITLE_HEIGHT,
     TITLE_TOP,
@@ -27,26 +28,26 @@ from deck.publish.pptx.layout import (
     Placed,
     fit,
     fit_picture,
+    panel_head,
     para_size,
     place,
-    quiz_paras,
     table_columns,
     table_rows,
     text_lines,
 )
-from deck.publish.pptx.parse import (
+from deck.publish.pptx.shapes import (
     Block,
     CodeBlock,
     Flow,
+    Panel,
     Para,
+    Paras,
     Picture,
-    QuizBlock,
     Run,
     Table,
-    Text,
 )
 from deck.publish.pptx.textrun import (
-    CODE_FILL,
+    DECK_ACCENT,
     FOOTER_PT,
     INK,
     MUTED,
@@ -54,19 +55,25 @@ from deck.publish.pptx.textrun import (
     fill_paragraph,
     qn,
     rgb,
-    style_run,
     text_box,
+    unstyled,
 )
 
 
-def add_paras(slide: Any, box: Placed, paras: list[Para], lang: str, align: Any = None) -> Any:
+def add_paras(
+    slide: Any, box: Placed, paras: list[Para], lang: str, align: Any = None, ink: str = INK
+) -> Any:
+    from pptx.enum.text import PP_ALIGN
+
     shape = text_box(slide, box.x, box.y, box.width, box.height)
     frame = shape.text_frame
     for k, para in enumerate(paras):
         paragraph = frame.paragraphs[0] if k == 0 else frame.add_paragraph()
-        color = MUTED if para.style in ("caption", "small") else INK
+        color = MUTED if para.style in ("caption", "small") else ink
         fill_paragraph(paragraph, para, para_size(para, box.scale), lang, color)
-        if align is not None:
+        if para.style == "caption":  # (under its figure, centred as the figure is)
+            paragraph.alignment = PP_ALIGN.CENTER
+        elif align is not None:
             paragraph.alignment = align
     return shape
 
@@ -114,18 +121,46 @@ def add_picture(
     )
 
 
-def add_code(slide: Any, box: Placed, code: CodeBlock, lang: str) -> None:
-    shape = text_box(slide, box.x, box.y, box.width, box.height)
-    shape.fill.solid()
-    shape.fill.fore_color.rgb = rgb(CODE_FILL)
-    frame = shape.text_frame
-    frame.margin_left = frame.margin_right = emu(6)
-    frame.margin_top = frame.margin_bottom = emu(5)
-    for k, line in enumerate(code.text.split("\n")):
-        paragraph = frame.paragraphs[0] if k == 0 else frame.add_paragraph()
-        run = paragraph.add_run()
-        run.text = line.replace("\t", "    ")
-        style_run(run, Run(line, code=True), CODE_PT * box.scale, lang)
+# a callout's edge and title band, as deck/static/quarto.css draws them; a block quote's
+# edge and ground (deck/static/deck.css)
+PANEL_COLORS = {
+    "note": ("0D6EFD", "E7F0FF"),
+    "tip": ("198754", "E8F5EE"),
+    "warning": ("E0A800", "FFF8E1"),
+    "caution": ("FD7E14", "FFF1E6"),
+    "important": ("DC3545", "FDECEE"),
+    "quote": (DECK_ACCENT, "EEF4FB"),
+}
+
+
+def add_panel(slide: Any, box: Placed, panel: Panel, lang: str) -> None:
+    """A callout as deck/static/quarto.css draws it: a white box with a thin grey border and
+    a coloured left edge, its title in bold on a tinted band; a block quote on a tinted ground
+    with an accent edge (what either holds is placed on it, inset)."""
+    from pptx.enum.shapes import MSO_SHAPE
+
+    def rectangle(x: float, y: float, w: float, h: float, fill: str, line: str | None) -> Any:
+        shape = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, emu(x), emu(y), emu(w), emu(h))
+        shape.fill.solid()
+        shape.fill.fore_color.rgb = rgb(fill)
+        if line is None:
+            shape.line.fill.background()
+        else:
+            shape.line.color.rgb = rgb(line)
+            shape.line.width = emu(0.75)
+        return unstyled(shape)
+
+    color, tint = PANEL_COLORS.get(panel.kind, PANEL_COLORS["note"])
+    if panel.title is None:
+        rectangle(box.x, box.y, box.width, box.height, tint, None).name = "Quote"
+        rectangle(box.x, box.y, 3.75, box.height, color, None).name = "Quote edge"
+        return
+    band = panel_head(panel, box.width, box.scale)
+    rectangle(box.x, box.y, box.width, box.height, "FFFFFF", "DEE2E6").name = "Callout"
+    rectangle(box.x, box.y, box.width, band, tint, None).name = "Callout title"
+    rectangle(box.x, box.y, 4.5, box.height, color, None).name = "Callout edge"
+    title = Placed(Paras([panel.title]), box.x + 6, box.y, box.width - 6, band, box.scale, 1.0)
+    add_paras(slide, title, [panel.title], lang)
 
 
 def slide_number(slide: Any, number: int) -> None:
@@ -183,6 +218,39 @@ def add_footer(slide: Any, paras: list[Para], lang: str) -> None:
         paragraph.alignment = PP_ALIGN.CENTER
 
 
+def add_title(
+    slide: Any,
+    title: list[Run],
+    lang: str,
+    title_slide: bool,
+    size: float = 0.0,
+    lines: int = 2,
+) -> float:
+    """The slide's title, bold, on at most `lines` lines (smaller where it would take more); a
+    section's (`size` 0) as deck/static/deck.css sets it: 54 px in the accent, at 200 px
+    from the top, the lesson's title slide's 60 px at 150 px. Where its slide's body starts."""
+    from pptx.enum.text import MSO_ANCHOR
+
+    text = Para(title).text
+    width = WIDTH_PT - 2 * MARGIN
+    section = not size
+    size = size or (45.0 if title_slide else 40.5)
+    while size > 18 and text_lines(text, size, width) > lines:
+        size -= 2
+    if section:
+        y = 112.0 if title_slide else 150.0
+        h = text_lines(text, size, width) * size * 1.3 + 8
+    else:
+        y, h = TITLE_TOP, TITLE_HEIGHT
+    shape = text_box(slide, MARGIN, y, width, h)
+    shape.name = "Title"
+    frame = shape.text_frame
+    frame.vertical_anchor = MSO_ANCHOR.TOP if section else MSO_ANCHOR.MIDDLE
+    bold = [Run(r.text, True, r.italic, r.code, r.script, r.link) for r in title]
+    fill_paragraph(frame.paragraphs[0], Para(bold), size, lang, DECK_ACCENT if section else INK)
+    return y + h + 14
+
+
 def add_slide(
     prs: Any,
     title: list[Run],
@@ -194,35 +262,31 @@ def add_slide(
     pictures: dict[int, Path],
     natural: Callable[[Picture], tuple[float, float]],
     footer: list[Para] | None = None,
+    title_slide: bool = False,
 ) -> None:
-    from pptx.enum.text import MSO_ANCHOR, PP_ALIGN
-
     slide = prs.slides.add_slide(prs.slide_layouts[6])  # blank: every shape is placed here
     top = BODY_TOP
-    if title:
-        title_para = Para(title)
-        size = 36.0 if level == 1 else 28.0
-        while size > 18 and text_lines(title_para.text, size, WIDTH_PT - 2 * MARGIN) > (
-            2 if level == 1 else 1
-        ):
-            size -= 2
-        y, h = (150.0, 110.0) if level == 1 else (TITLE_TOP, TITLE_HEIGHT)
-        shape = text_box(slide, MARGIN, y, WIDTH_PT - 2 * MARGIN, h)
-        shape.name = "Title"
-        frame = shape.text_frame
-        frame.vertical_anchor = MSO_ANCHOR.BOTTOM if level == 1 else MSO_ANCHOR.MIDDLE
-        bold = [Run(r.text, True, r.italic, r.code, r.script, r.link) for r in title]
-        fill_paragraph(frame.paragraphs[0], Para(bold), size, lang)
-        if level == 1:
-            frame.paragraphs[0].alignment = PP_ALIGN.CENTER
-            top = y + h + 20
+    if title and level == 1:  # a section's title (or the lesson's): large, in the accent
+        top = add_title(slide, title, lang, title_slide)
+    elif title:
+        add_title(slide, title, lang, False, 28.0, 1)
+        from pptx.enum.shapes import MSO_SHAPE
+
+        width = WIDTH_PT - 2 * MARGIN
+        rule = slide.shapes.add_shape(
+            MSO_SHAPE.RECTANGLE, emu(MARGIN), emu(RULE_TOP), emu(width), emu(2.25)
+        )
+        rule.fill.solid()
+        rule.fill.fore_color.rgb = rgb(DECK_ACCENT)
+        rule.line.fill.background()
+        unstyled(rule).name = "Title rule"
     scale, factor = fit(blocks, top, natural)
     for box in place(blocks, MARGIN, top, WIDTH_PT - 2 * MARGIN, scale, factor, natural):
         block = box.block
-        if isinstance(block, Text):
-            add_paras(slide, box, block.paras, lang, PP_ALIGN.CENTER if level == 1 else None)
-        elif isinstance(block, QuizBlock):
-            add_paras(slide, box, quiz_paras(block), lang)
+        if isinstance(block, Paras):  # (a section's title slide: its text muted)
+            add_paras(slide, box, block.paras, lang, None, MUTED if level == 1 else INK)
+        elif isinstance(block, Panel):
+            add_panel(slide, box, block, lang)
         elif isinstance(block, Table):
             add_table(slide, box, block, lang)
         elif isinstance(block, CodeBlock):

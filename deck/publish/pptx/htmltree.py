@@ -1,12 +1,14 @@
-"""The deck's own slide HTML as a small element tree (read with lxml's HTML parser, without
-KaTeX's visual spans), and KaTeX's MathML as text runs: identifiers in italics, scripts raised
-or lowered, accents as combining marks on their base."""
+"""A piece of HTML as a small element tree (read with lxml's HTML parser, without KaTeX's
+visual spans): KaTeX's typeset formula, whose MathML becomes text runs (identifiers in
+italics, scripts raised or lowered, accents as combining marks on their base), and raw HTML
+an author wrote or a cell displayed (`rawhtml.py`). The deck's own slide HTML is never read."""
 
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
 from typing import Any
+
+from deck.publish.pptx.shapes import Run
 
 MATH_SCRIPTS = {"msub", "msup", "msubsup"}
 # KaTeX's accent characters (`<mover accent="true">`'s `<mo>`: \hat \bar \tilde \vec
@@ -18,16 +20,6 @@ ACCENTS_OVER = {
     "`": "\u0300", "˚": "\u030a", "⃛": "\u20db",
 }  # fmt: skip
 ACCENTS_UNDER = {"‾": "\u0332", "_": "\u0332", "~": "\u0330", "→": "\u20ef", "←": "\u20ee"}
-
-
-@dataclass
-class Run:
-    text: str
-    bold: bool = False
-    italic: bool = False
-    code: bool = False
-    script: int = 0  # -1 subscript, +1 superscript (inline math)
-    link: str | None = None
 
 
 class Node:
@@ -76,7 +68,7 @@ def _convert(element: Any) -> Node:
 
 
 def tree(html: str) -> Node:
-    """The element tree of a piece of the deck's HTML, read by libxml2's HTML parser (lxml)."""
+    """The element tree of a piece of HTML, read by libxml2's HTML parser (lxml)."""
     from lxml import html as lxml_html
 
     root = Node("root", {})
@@ -85,12 +77,6 @@ def tree(html: str) -> Node:
     parsed = lxml_html.fragment_fromstring(html, create_parent="div")
     root.children = _convert(parsed).children
     return root
-
-
-def tex_of(node: Node) -> str:
-    """A `.katex` span's TeX (its MathML annotation)."""
-    annotation = node.find("annotation")
-    return annotation.text().strip() if annotation is not None else node.text()
 
 
 def accent_of(node: Node, mark: Node) -> str:

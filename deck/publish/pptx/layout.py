@@ -9,22 +9,23 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from deck.publish.pptx.parse import (
+from deck.publish.pptx.shapes import (
     Block,
     CodeBlock,
     ColumnsBlock,
     Flow,
+    Panel,
     Para,
+    Paras,
     Picture,
-    QuizBlock,
     Table,
-    Text,
 )
 
 PT = 12700  # EMU per point
 WIDTH_PT, HEIGHT_PT = 960.0, 540.0  # 13.333 × 7.5 in: 16:9
 MARGIN = 36.0
-TITLE_TOP, TITLE_HEIGHT = 20.0, 62.0
+TITLE_TOP, TITLE_HEIGHT = 20.0, 58.0
+RULE_TOP = 80.0  # the accent rule under a slide's title (deck.css: `h2`'s 3 px border)
 BODY_TOP = 92.0
 BODY_BOTTOM = HEIGHT_PT - 34.0  # the slide number sits below
 GAP = 10.0
@@ -32,7 +33,8 @@ COLUMN_GAP = 22.0
 BODY_PT = 20.0  # the deck's 28 px text on a 1280 px slide, in points
 CODE_PT = 14.0
 TABLE_PT = 14.0
-SIZES = {"": 1.0, "quote": 1.0, "caption": 0.7, "small": 0.75}
+SIZES = {"": 1.0, "quote": 1.0, "caption": 0.7, "small": 0.75, "heading": 1.1}
+PANEL_PAD = 10.0  # a callout's inset, around what it holds
 LINE = 1.45  # line height, in font sizes (Noto Sans CJK's ascent + descent: 1.448 em)
 INDENT = 24.0  # per list level
 # Lines break at words and LibreOffice spaces CJK from Latin: a line holds less than its width.
@@ -140,6 +142,12 @@ def code_height(code: CodeBlock, width: float, scale: float) -> float:
 # apart stacked; their padding (12×14 px, stacked 6×12 px) and 16 px margins, in points
 FLOW_GAP, FLOW_GAP_VERTICAL, FLOW_WIDTH_VERTICAL, FLOW_MARGIN = 33.0, 22.5, 0.7, 12.0
 FLOW_PAD, FLOW_PAD_VERTICAL = (9.0, 10.5), (4.5, 9.0)  # (top and bottom, left and right)
+# `::: cards`: 18 px apart, 12×16 px padding, 12 px margins, a 5 px accent along the top
+CARD_GAP, CARD_PAD, CARD_MARGIN, CARD_EDGE = 13.5, (9.0, 12.0), 9.0, 3.75
+
+
+def flow_pad(flow: Flow) -> tuple[float, float]:
+    return CARD_PAD if flow.cards else FLOW_PAD_VERTICAL if flow.vertical else FLOW_PAD
 
 
 def flow_boxes(
@@ -149,8 +157,9 @@ def flow_boxes(
     height (the deck stretches them to the tallest), or stacked, centred, each its own."""
     size = BODY_PT * scale
     n = max(len(flow.boxes), 1)
-    top = y + FLOW_MARGIN * scale
-    if flow.vertical:
+    margin = CARD_MARGIN if flow.cards else FLOW_MARGIN
+    top = y + margin * scale
+    if flow.vertical and not flow.cards:
         pad_y, pad_x = FLOW_PAD_VERTICAL
         w = width * FLOW_WIDTH_VERTICAL
         found = []
@@ -159,24 +168,18 @@ def flow_boxes(
             found.append((x + (width - w) / 2, top, w, h))
             top += h + max(FLOW_GAP_VERTICAL * scale, 12.0)
         return found
-    pad_y, pad_x = FLOW_PAD
-    gap = max(FLOW_GAP * scale, 18.0)
+    pad_y, pad_x = flow_pad(flow)
+    gap = max(CARD_GAP * scale, 10.0) if flow.cards else max(FLOW_GAP * scale, 18.0)
     w = (width - gap * (n - 1)) / n
     lines = max([1, *(text_lines(p.text, size, WRAP * (w - 2 * pad_x)) for p in flow.boxes)])
-    h = lines * size * LINE + 2 * pad_y
+    h = lines * size * LINE + 2 * pad_y + (CARD_EDGE if flow.cards else 0.0)
     return [(x + k * (w + gap), top, w, h) for k in range(len(flow.boxes))]
 
 
 def flow_height(flow: Flow, width: float, scale: float) -> float:
     boxes = flow_boxes(flow, 0.0, 0.0, width, scale)
-    return max((by + bh for _, by, _, bh in boxes), default=0.0) + FLOW_MARGIN * scale
-
-
-def quiz_paras(quiz: QuizBlock) -> list[Para]:
-    from deck.publish.pptx.parse import Run
-
-    choices = [Para([Run(c)], 1, f"{chr(65 + k)}.") for k, c in enumerate(quiz.choices)]
-    return [*quiz.question, *choices]
+    margin = CARD_MARGIN if flow.cards else FLOW_MARGIN
+    return max((by + bh for _, by, _, bh in boxes), default=0.0) + margin * scale
 
 
 def fit_picture(
@@ -188,10 +191,11 @@ def fit_picture(
 
 
 def measure(block: Block, width: float, scale: float, factor: float, size: PictureSize) -> float:
-    if isinstance(block, Text):
+    if isinstance(block, Paras):
         return paras_height(block.paras, width, scale)
-    if isinstance(block, QuizBlock):
-        return paras_height(quiz_paras(block), width, scale)
+    if isinstance(block, Panel):
+        inner = stack_height(block.blocks, width - 2 * PANEL_PAD, scale, factor, size)
+        return panel_head(block, width, scale) + inner + PANEL_PAD
     if isinstance(block, Table):
         return table_height(block, width, scale)
     if isinstance(block, CodeBlock):
@@ -209,6 +213,11 @@ def measure(block: Block, width: float, scale: float, factor: float, size: Pictu
             default=0.0,
         )
     return 0.0
+
+
+def panel_head(panel: Panel, width: float, scale: float) -> float:
+    """The height of a panel's title band (a quote has none: its inset)."""
+    return paras_height([panel.title], width, scale) if panel.title else PANEL_PAD
 
 
 def stack_height(
@@ -267,6 +276,11 @@ def place(
             for column, w in zip(block.columns, column_widths(block, width), strict=True):
                 placed += place(column, cx, y, w, scale, factor, size)
                 cx += w + COLUMN_GAP
+        elif isinstance(block, Panel):  # its ground first, then what it holds, inset
+            placed.append(Placed(block, x, y, width, height, scale, factor))
+            top = y + panel_head(block, width, scale)
+            inner = width - 2 * PANEL_PAD
+            placed += place(block.blocks, x + PANEL_PAD, top, inner, scale, factor, size)
         else:
             placed.append(Placed(block, x, y, width, height, scale, factor))
         y += height + GAP

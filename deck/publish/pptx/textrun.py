@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from deck.publish.pptx.layout import INDENT, PT
-from deck.publish.pptx.parse import Para, Run
+from deck.publish.pptx.shapes import Para, Run
 
 MAIN_FONT = "Noto Sans CJK SC"  # the deck's text font (deck/static/deck.css), CJK and Latin
 CODE_FONT = "DejaVu Sans Mono"  # the deck's code font
@@ -17,6 +17,7 @@ CODE_FONT = "DejaVu Sans Mono"  # the deck's code font
 MARKS_FONT = "DejaVu Sans"
 MARKED = re.compile(r"(?:\S[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+)+")
 INK, CODE_INK, MUTED, CODE_FILL, ACCENT = "1C2733", "24292F", "5B6770", "F3F5F7", "2A76DD"
+DECK_ACCENT = "1A5FB4"  # the deck's `--deck-accent`: its titles and their rule
 FOOTER_PT = 13.5  # the deck's 18 px footer
 
 
@@ -52,7 +53,8 @@ def style_run(
     if source.script:
         rpr.set("baseline", "30000" if source.script > 0 else "-25000")
     fill = rpr.makeelement(qn("a:solidFill"), {})
-    fill.append(fill.makeelement(qn("a:srgbClr"), {"val": CODE_INK if source.code else color}))
+    ink = CODE_INK if source.code and color == INK else color  # (code in its own ink)
+    fill.append(fill.makeelement(qn("a:srgbClr"), {"val": ink}))
     rpr.append(fill)
     face = face or (CODE_FONT if source.code else MAIN_FONT)
     for tag, typeface in (("a:latin", face), ("a:ea", MAIN_FONT), ("a:cs", MAIN_FONT)):
@@ -95,6 +97,16 @@ def fill_paragraph(paragraph: Any, para: Para, size: float, lang: str, color: st
             if first != 1:
                 attrs["startAt"] = str(first)
             ppr.append(ppr.makeelement(qn("a:buAutoNum"), attrs))
+
+
+def unstyled(shape: Any) -> Any:
+    """The shape without its theme style (python-pptx gives drawn shapes one whose effect is
+    a shadow, which LibreOffice draws whatever the shape's own empty effect list says): its
+    fill and line are its own."""
+    style = shape._element.find(qn("p:style"))
+    if style is not None:
+        shape._element.remove(style)
+    return shape
 
 
 def text_box(slide: Any, x: float, y: float, w: float, h: float, fit_text: bool = True) -> Any:
