@@ -15,12 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from deck.errors import Diagnostic, Loc
+from deck.errors import Diagnostic, Loc, display_path
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, file_digest
-from deck.source.contain import outside
-from deck.source.prepass import display_path
 from deck.store.files import content_hash
 from deck.theme import ENGINE, STATIC
 
@@ -111,6 +109,8 @@ def shipped_now(built: Built) -> tuple[dict[str, Path], list[str]]:
     its section files and settings; the engine's `deck.show` and what it imports when a cell
     uses it. And the warnings: nothing from outside the lesson folder is copied, so a module
     or a file a section read through a symlink pointing out is left out, said at the link."""
+    from deck.source.contain import outside  # (not on a no-change build's path)
+
     folder = lesson_folder(built)
     sections = {Path(s.path).resolve() for s in built.lesson.sections}
     options = built.options  # (a .qmd's folder may hold them)

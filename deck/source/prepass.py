@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from deck.errors import Diagnostic, Loc
+from deck.errors import display_path as display_path  # (its first home)
 from deck.source.config import yaml_error
 from deck.source.contain import CODE_SPAN, outside
 from deck.source.embed import EMBED_LINE, embed_lines
@@ -50,14 +51,6 @@ class Context:
     meta: dict[str, Any] = field(default_factory=dict)
     variables: dict[str, Any] = field(default_factory=dict)
     environ: Callable[[str], str | None] = os.environ.get
-
-
-def display_path(path: Path) -> str:
-    """A path as messages show it: from the working folder, else as given."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def decoded(data: bytes, shown: str) -> str | Diagnostic:
