@@ -83,6 +83,7 @@ class ShownCell:
     # code), "column-fragment", or "slide" (a slide of their own right after this one)
     location: str = "default"
     asis: bool = False  # `output: asis`: what it printed is Markdown, read as written
+    fenced: bool = False  # `echo: fenced`: its code shown inside its ```{python} fence
     table_caption: Text | None = None  # `tbl-cap` of a `tbl-` cell, above its outputs
 
 

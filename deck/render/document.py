@@ -128,6 +128,7 @@ class Resolver:
             caption=self.text(str(caption), cell.loc) if caption else None,
             location=location,
             asis=self.option(cell, "output") == "asis",
+            fenced=echo and self.option(cell, "echo") == "fenced",
             table_caption=self.text(str(table), cell.loc) if table else None,
         )
 

@@ -143,7 +143,10 @@ class SlidesWriter:
 
     def cell(self, cell: ShownCell) -> None:
         """Its code (when shown) and its outputs, where `output-location` puts them."""
-        code: list[Block] = [CodeBlock(cell.code.strip("\n"), "python")] if cell.echo else []
+        text = cell.code.strip("\n")
+        if cell.fenced:
+            text = f"```{{python}}\n{text}\n```"
+        code: list[Block] = [CodeBlock(text, "python")] if cell.echo else []
         if cell.location == "slide":
             self.add_blocks(code)
             self.state.later.append(cell)
