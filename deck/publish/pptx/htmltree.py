@@ -19,6 +19,10 @@ ACCENTS_OVER = {
     "‾": "\u0305", "ˇ": "\u030c", "˘": "\u0306", "ˊ": "\u0301", "´": "\u0301", "ˋ": "\u0300",
     "`": "\u0300", "˚": "\u030a", "⃛": "\u20db",
 }  # fmt: skip
+# operators KaTeX sets with space either side (relations; `+`, `×`, `±` between terms), as
+# text: a space either side on the baseline (not in scripts, not a minus: a number's sign)
+SPACED = {"=", "<", ">", "≤", "≥", "≈", "≠", "≡", "∼", "≃", "∝", "→", "←", "↦", "⇒", "∈"}
+SPACED |= {"+", "×", "±"}
 ACCENTS_UNDER = {"‾": "\u0332", "_": "\u0332", "~": "\u0330", "→": "\u20ef", "←": "\u20ee"}
 
 
@@ -138,6 +142,12 @@ def math_runs(node: Node, style: Run) -> list[Run]:
             for child in n.children:
                 walk(child, script)
             add("" if simple else ")", False, script)
+        elif n.tag == "mo" and script == 0 and n.text().strip() in SPACED:
+            text = n.text().strip()  # (KaTeX spaces a relation, a sum, a product)
+            before = (
+                " " if runs and runs[-1].text.strip() and not runs[-1].text.endswith(" ") else ""
+            )
+            add(before + text + " ", False, script)
         elif n.tag == "mi":
             text = n.text().strip()
             italic = len(text) == 1 and n.attrs.get("mathvariant") != "normal"
