@@ -1,7 +1,7 @@
-"""A piece of HTML as a small element tree (read with lxml's HTML parser, without KaTeX's
-visual spans): KaTeX's typeset formula, whose MathML becomes text runs (identifiers in
-italics, scripts raised or lowered, accents as combining marks on their base), and raw HTML
-an author wrote or a cell displayed (`rawhtml.py`). The deck's own slide HTML is never read."""
+"""One formula as KaTeX typeset it (the deck's KaTeX, `deck.render.mathtex`), read as a small
+element tree without KaTeX's visual spans: its MathML becomes text runs (identifiers in
+italics, scripts raised or lowered, accents as combining marks on their base). The deck's
+slide HTML is never read (raw HTML an author or a cell wrote is `rawhtml.py`'s)."""
 
 from __future__ import annotations
 
@@ -36,16 +36,13 @@ class Node:
         self.attrs = attrs
         self.children: list[Node | str] = []
 
-    @property
-    def classes(self) -> set[str]:
-        return set((self.attrs.get("class") or "").split())
-
-    def find(self, tag: str | None = None, cls: str | None = None) -> Node | None:
+    def find(self, tag: str) -> Node | None:
+        """The first element `tag` inside, depth first."""
         for child in self.children:
             if isinstance(child, Node):
-                if (tag is None or child.tag == tag) and (cls is None or cls in child.classes):
+                if child.tag == tag:
                     return child
-                found = child.find(tag, cls)
+                found = child.find(tag)
                 if found is not None:
                     return found
         return None
@@ -72,7 +69,7 @@ def _convert(element: Any) -> Node:
 
 
 def tree(html: str) -> Node:
-    """The element tree of a piece of HTML, read by libxml2's HTML parser (lxml)."""
+    """The element tree of KaTeX's typeset formula, read by libxml2's HTML parser (lxml)."""
     from lxml import html as lxml_html
 
     root = Node("root", {})
