@@ -11,9 +11,17 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from deck.blocks.base import BlockKind, Opening, ParseContext, render_plain
+from deck.blocks.base import (
+    BlockKind,
+    Opening,
+    ParseContext,
+    ResolveContext,
+    render_plain,
+    resolve_group,
+)
 from deck.blocks.tex import definitions, extract
 from deck.model import Block, Cell, Div, Prose, Slide, walk_blocks
+from deck.model.document import EVERYONE, Group
 
 FORMATS = {"revealjs", "html", "html:js", "html5"}  # what this output counts as
 KNOWN_FORMATS = FORMATS | {
@@ -22,6 +30,8 @@ KNOWN_FORMATS = FORMATS | {
     "confluence-html", "docusaurus-md", "hugo-md", "html4", "slidy", "s5", "dzslides",
 }  # fmt: skip
 CLASSES = ("content-visible", "content-hidden", "hidden")
+LEFT_OUT = "deck-left-out"
+NOTEBOOK = frozenset({"notebook", "solutions"})
 
 
 def _truthy(meta: dict[str, Any], key: str) -> bool:
@@ -76,10 +86,19 @@ def parse(p: ParseContext, opening: Opening) -> Block | None:
             if defining:
                 text = "\n\n".join(f"$${t}$$" for t in defining)
                 kept.append(Prose(text, block.loc))
-    return Div(("deck-left-out",), {}, tuple(kept), loc) if kept else None
+    return Div((LEFT_OUT,), {}, tuple(kept), loc) if kept else None
 
 
-KIND = BlockKind("visibility", lambda c: c in CLASSES, parse, render_plain)
+def resolve(r: ResolveContext, div: Div) -> Group:
+    """What a left-out block keeps (cells that show nothing, macro definitions) is the
+    notebook's, whose cells need what they compute; no slide, handout or notes shows it."""
+    return resolve_group(r, div, "visibility", NOTEBOOK if LEFT_OUT in div.classes else EVERYONE)
+
+
+# (`deck-left-out`: what `parse` keeps of a block left out, hidden by the deck's CSS)
+KIND = BlockKind(
+    "visibility", lambda c: c in CLASSES or c == LEFT_OUT, parse, render_plain, resolve=resolve
+)
 
 
 def drop_hidden_slides(slides: list[Slide]) -> list[Slide]:

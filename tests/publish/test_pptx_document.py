@@ -120,6 +120,16 @@ choices = [str(k * k) for k in range(4)]
 
 The odd value is `{python} odd`; the ratio is `{python} f"{ratio:.3f}"`.
 
+::: content-hidden
+$$\\newcommand{\\RR}{\\mathbb{R}}$$
+
+```{python}
+hidden = 5
+```
+:::
+
+Vectors live in $\\RR^2$; the hidden cell computed `{python} hidden`.
+
 ::: {.notes minutes=1}
 Say the ratio.
 :::
@@ -220,6 +230,9 @@ def test_computed_values_are_text_and_notes_keep_their_minutes(built: Path):
     (odd,) = [r for r in runs if values["odd"] in r.text]
     assert not odd.font.bold and not odd.font.italic and odd.hyperlink.address is None
     assert notes_of(slide) == "1 min\nSay the ratio."
+    # a block left out: its cell ran and its macro holds, but the slide shows neither
+    assert "Vectors live in ℝ2; the hidden cell computed 5." in text
+    assert [s for s in slide.shapes if s.shape_type == 13] == []  # (no picture of `\newcommand`)
 
 
 def test_a_cells_output_on_the_slide_it_adds_and_the_kinds_shapes(built: Path, tmp_path: Path):

@@ -80,6 +80,33 @@ def tree(html: str) -> Node:
     return root
 
 
+# KaTeX's letter styles (`mathvariant`) as Unicode's mathematical letters: (capitals, small
+# letters) from their block, with the letters Unicode has elsewhere (ℝ ℒ ℜ …)
+STYLED = {
+    "double-struck": (0x1D538, 0x1D552, dict(zip("CHNPQRZ", "ℂℍℕℙℚℝℤ", strict=True))),
+    "script": (0x1D49C, 0x1D4B6, dict(zip("BEFHILMRego", "ℬℰℱℋℐℒℳℛℯℊℴ", strict=True))),
+    "fraktur": (0x1D504, 0x1D51E, dict(zip("CHIRZ", "ℭℌℑℜℨ", strict=True))),
+}
+
+
+def lettered(text: str, variant: str) -> str:
+    r"""`text` in a letter style (`\mathbb{R}` → ℝ, `\mathcal{L}` → ℒ); other styles as they are."""
+    if variant not in STYLED:
+        return text
+    capitals, smalls, own = STYLED[variant]
+
+    def letter(c: str) -> str:
+        if c in own:
+            return own[c]
+        if "A" <= c <= "Z":
+            return chr(capitals + ord(c) - ord("A"))
+        if "a" <= c <= "z":
+            return chr(smalls + ord(c) - ord("a"))
+        return c
+
+    return "".join(letter(c) for c in text)
+
+
 def accent_of(node: Node, mark: Node) -> str:
     """The combining mark an accent `<mover>`/`<munder>` puts on its base ("" if not one)."""
     if node.tag == "mover" and node.attrs.get("accent") == "true":
@@ -147,8 +174,12 @@ def math_runs(node: Node, style: Run) -> list[Run]:
             add(before + text + " ", False, script)
         elif n.tag == "mi":
             text = n.text().strip()
-            italic = len(text) == 1 and n.attrs.get("mathvariant") != "normal"
-            add(text, italic, script)
+            variant = n.attrs.get("mathvariant") or ""
+            italic = len(text) == 1 and variant in ("", "italic", "bold-italic")
+            start = len(runs)
+            add(lettered(text, variant), italic, script)
+            for run in runs[start:]:  # (`\mathbf`, `\boldsymbol`: bold letters)
+                run.bold = run.bold or variant.startswith("bold")
         elif n.tag == "mspace":  # (the HTML parser may put what follows it inside it)
             add(" ", False, script)
             for child in n.children:
