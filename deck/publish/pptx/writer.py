@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from deck.blocks import handler
+from deck.blocks import base, handler
 from deck.errors import Loc
 from deck.model.document import (
     EVERYONE,
@@ -340,3 +340,8 @@ def fraction(width: str | None) -> float | None:
         return float(width.strip()[:-1]) / 100
     except ValueError:
         return None
+
+
+def as_kinds_see_it(writer: SlidesWriter) -> base.SlidesWriter:
+    """(For mypy: the writer meets the protocol block kinds write through.)"""
+    return writer
