@@ -13,6 +13,10 @@ A changed key measures only the slides that changed: each slide's answer is kept
 its own (what the page around the slides holds, its assets, and the slide's own markup and
 number, not its source line), and the page is laid out with those slides alone given their
 content (deck.js empties the others), so a prose edit lays out one slide, not the deck.
+
+The browser is a warm one when it can be (layoutd.py: a local service keeping Chromium open
+between builds, started by the first build that wants it, ended when idle); without it, the
+build starts its own, as printing does.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, file_digest
+from deck.publish.layoutd import Client
 from deck.publish.pdf import Overflow
 from deck.publish.pdfs import slide_size
 from deck.publish.printer import printer_key
@@ -111,12 +116,15 @@ class LayoutCheck:
         t0 = time.perf_counter()
         progress.start("layout", "checking the slides' layout in Chromium")
         checked = True
+        warm = Client(built.options.cache)
+        warm.warm()  # (started now, it is getting ready while the slides' keys are made)
         keys = slide_keys(built)
         known = earlier_answers(built)
         answers: dict[str, list[dict]] = {}
         changed = tuple(n for n, key in enumerate(keys, 1) if key not in known)
         try:
-            found = measure(built.staging[DECK] / "index.html", built, changed) if changed else []
+            index = built.staging[DECK] / "index.html"
+            found = measure(index, built, changed, warm) if changed else []
             for n in changed:
                 answers[keys[n - 1]] = [asdict(o) for o in found if o.slide == n]
             overflows = []
@@ -156,15 +164,21 @@ def unchecked(folder: Path) -> bool:
         return False
 
 
-def measure(index_html: Path, built: Built, only: tuple[int, ...] = ()) -> list[Overflow]:
+def measure(
+    index_html: Path, built: Built, only: tuple[int, ...] = (), warm: Client | None = None
+) -> list[Overflow]:
     """The overflowing slides of the staged deck, measured as slides.pdf's printing does;
-    of the slides `only` numbers when they are not all of them."""
+    of the slides `only` numbers when they are not all of them. In the warm browser's service
+    when it answers, else in a browser of this build's own."""
+    count = len(built.deck.slides)
+    chosen = only if len(only) < count else ()
+    found = warm.measure(index_html, count, slide_size(built), chosen) if warm else None
+    if found is not None:
+        return found
     from playwright.sync_api import sync_playwright
 
     from deck.publish.pdf import launch, measure_overflow
 
-    count = len(built.deck.slides)
-    chosen = only if len(only) < count else ()
     with sync_playwright() as playwright:
         browser = launch(playwright)
         try:

@@ -83,7 +83,9 @@ def test_no_pdf_build_names_overflowing_slides_as_the_pdf_build_does(tmp_path, m
     assert "up to date" not in kept.stderr and "checked the layout" not in kept.stderr
     assert overflows(kept.stderr) == expected
     assert started == []
-    # without a browser, an edit that changes the page is published, with a note saying so
+    # without a browser (nor the warm one's service), an edit that changes the page is
+    # published, with a note saying so
+    monkeypatch.setenv("DECK_LAYOUTD", "0")
     (folder / "01-a.md").write_text(SLIDES.replace("短。", "很短。"), "utf-8")
     blind = run_cli(root, "long", "--no-pdf")
     assert blind.returncode == 0 and started, blind.stderr
