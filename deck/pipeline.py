@@ -222,7 +222,7 @@ def chosen_outputs(options: Options, lesson: Lesson) -> Options:
 
 def output_paths(name: str, options: Options) -> list[Path]:
     """What a build of `name` replaces: each exporter's places (light: no exporter runs)."""
-    from deck.publish.write import output_places
+    from deck.publish.places import output_places
 
     return list(output_places(name, options).values())
 

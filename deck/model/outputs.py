@@ -19,6 +19,8 @@ class Output:
     default: bool = True  # made when neither `--to` nor `outputs:` names any
     asked: bool = True  # a name `--to` takes (False: a check the build runs by itself)
     per_lesson: bool = True  # a lesson's `outputs:` may name it
+    # the places it writes (deck.publish.places: `deck` is OUT/<lesson>/), each published whole
+    places: tuple[str, ...] = ("deck",)
 
 
 # In the order they are made: later ones may read what earlier ones staged. The notebooks come
@@ -30,6 +32,7 @@ OUTPUTS: tuple[Output, ...] = (
         "html",
         "index.html, values.json and figures/ (always written: every other output is made from it)",
         "deck.publish.html:HtmlDeck",
+        places=("deck", "figures"),
     ),
     Output("pdf", "slides.pdf, handout.pdf and notes.pdf", "deck.publish.pdfs:Pdfs"),
     Output(
@@ -44,6 +47,7 @@ OUTPUTS: tuple[Output, ...] = (
         "OUT/<lesson>.html, the deck with every asset inlined (also `--single-file`)",
         "deck.publish.single:SingleFile",
         default=False,
+        places=("single",),
     ),
     Output(
         "ipynb",
@@ -51,7 +55,13 @@ OUTPUTS: tuple[Output, ...] = (
         "deck.publish.notebook:Notebooks",
     ),
     Output("pptx", "slides.pptx", "deck.publish.pptx:Pptx", default=False),
-    Output("course", "OUT/index.html, the course page of every lesson", None, per_lesson=False),
+    Output(
+        "course",
+        "OUT/index.html, the course page of every lesson",
+        None,
+        per_lesson=False,
+        places=(),
+    ),
 )
 
 KNOWN_OUTPUTS = tuple(o.name for o in OUTPUTS if o.asked)

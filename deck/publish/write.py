@@ -17,6 +17,7 @@ from deck.options import Options, Published
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, Exporter
 from deck.publish.journal import Target, new_build_id, publish
+from deck.publish.places import output_places
 
 if TYPE_CHECKING:
     from deck.model import Lesson, SectionResult
@@ -33,15 +34,6 @@ def _exporter(path: str) -> Exporter:
 # ones may read what earlier ones staged); the course page is made after every lesson.
 EXPORTERS: tuple[Exporter, ...] = tuple(_exporter(o.exporter) for o in OUTPUTS if o.exporter)
 RECORD = ".build-stamp"  # in dist/<lesson>: what each kept file was made from, its digest
-
-
-def output_places(name: str, options: Options) -> dict[str, Path]:
-    """Every place a build of `name` replaces (its deck folder, figures, single file…), or
-    drops when its exporter is not wanted (the single file of an earlier `--single-file`)."""
-    places: dict[str, Path] = {}
-    for exporter in EXPORTERS:
-        places.update(exporter.places(name, options))
-    return places
 
 
 def dropped_places(name: str, options: Options) -> set[str]:

@@ -10,11 +10,13 @@ from typing import Any
 
 from deck.errors import Diagnostic, Loc
 from deck.source.folder import display_path, read_text
+from deck.source.projectfind import LEVELS as LEVELS
+from deck.source.projectfind import NAMES as NAMES
+from deck.source.projectfind import find_project as find_project
 from deck.source.qmdconfig import parse_quarto_config
 from deck.source.schema import Key, Schema
 from deck.source.schemaqmd import QUARTO_SCHEMA
 
-NAMES = ("_quarto.yml", "_quarto.yaml")
 PROJECT_KEYS = (
     "project", "website", "book", "manuscript", "execute-dir", "output-dir", "render",
     "resources", "profile", "metadata-files", "brand", "filters", "freeze", "preview",
@@ -27,20 +29,6 @@ PROJECT_SCHEMA = Schema(
     "A Quarto project's `_quarto.yml` (the `.qmd`'s folder or up to 5 above), read under its "
     "`_metadata.yml` and front matter: a `.qmd`'s keys, and the project's own.",
 )
-LEVELS = 6  # folders looked at, from the file's own upwards
-
-
-def find_project(path: Path) -> Path | None:
-    """The nearest `_quarto.yml` in the file's folder or above it."""
-    folder = path.resolve().parent
-    for _ in range(LEVELS):
-        for name in NAMES:
-            if (folder / name).is_file():
-                return folder / name
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    return None
 
 
 def project_config(path: Path, diagnostics: list[Diagnostic]) -> tuple[dict[str, Any], dict]:

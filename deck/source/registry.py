@@ -203,7 +203,7 @@ class QmdFile:
             "_metadata.yml": hasher.file(folder / "_metadata.yml"),
             "_variables.yml": hasher.file(folder / "_variables.yml"),
         }
-        from deck.source.project import find_project
+        from deck.source.projectfind import find_project  # (light: no settings read)
 
         project = find_project(qmd)
         if project is not None:  # the project's options apply to the file

@@ -29,6 +29,22 @@ def test_the_write_stage_runs_each_registered_exporter_in_the_registry_order() -
     assert [o.name for o in OUTPUTS if o.exporter is None] == ["course"]  # (after the lessons)
 
 
+def test_each_exporter_writes_the_places_the_registry_gives_it(tmp_path: Path) -> None:
+    from deck.options import Options
+    from deck.publish.places import PLACES, output_places
+
+    options = Options(out=tmp_path / "out", figures=tmp_path / "fig")
+    entries = [o for o in OUTPUTS if o.exporter]
+    for entry, exporter in zip(entries, EXPORTERS, strict=True):
+        own = {p: PLACES[p]("talk", options) for p in entry.places}
+        assert exporter.places("talk", options) == own, entry.name
+    assert output_places("talk", options) == {
+        "deck": tmp_path / "out" / "talk",
+        "figures": tmp_path / "fig" / "talk",
+        "single": tmp_path / "out" / "talk.html",
+    }
+
+
 def test_names_defaults_and_help_come_from_the_registry() -> None:
     assert KNOWN_OUTPUTS == ("html", "pdf", "single", "ipynb", "pptx", "course")
     assert DEFAULT_OUTPUTS == ("html", "pdf", "ipynb", "course")
