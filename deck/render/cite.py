@@ -12,12 +12,14 @@ within `TIMEOUT` seconds is an error at the line of `bibliography`: the deck is 
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
 import re
 import subprocess
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from deck.errors import DeckError, Diagnostic, Loc
 from deck.model import CitationConfig
@@ -31,6 +33,7 @@ BRACKETED = re.compile(r"\[(?:[^\[\]@]*?-?@(?:" + KEY + r")[^\[\]]*?)\]")
 BARE = re.compile(r"(?<![\w@.\\])@(" + KEY + r")(?:\s*\[([^\]]*)\])?")
 CROSSREF = ("fig-", "tbl-", "eq-", "sec-")
 REFS = re.compile(r'<div id="refs"[^>]*>\s*</div>')
+ENTRY = re.compile(r'<div class="csl-entry"[^>]*>')  # (where each reference opens)
 PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
 # How pandoc says it cannot read a bibliography or the style (it exits non-zero)
 READING = re.compile(r"Error reading bibliography file (.+?):[ \t]*$", re.M)
@@ -69,8 +72,11 @@ def cite(
     folder: Path,
     lang: str,
     cache: Path | None,
+    record: dict[str, Any] | None = None,
 ) -> tuple[list[RenderedSlide], list[Diagnostic]]:
-    """The slides with their citations formatted and the references placed."""
+    """The slides with their citations formatted and the references placed. `record` gets
+    each citation as written → its text (`citations`) and the references' entries as text
+    (`bibliography`), for the outputs made from the document."""
     if not config.bibliography:
         return slides, []
     found: list[tuple[int, str]] = []  # (slide index, citation as written)
@@ -85,6 +91,10 @@ def cite(
         at = next((slides[k].loc for k, c in found if missing and f"@{missing.group(1)}" in c), loc)
         warnings.append(Diagnostic(at, "citation", problem, "warning"))
     shown = dict(zip([c for _, c in found], formatted, strict=False))
+    if record is not None:
+        record["citations"] = {w: html_text(f) for w, f in shown.items() if f}
+        entries = [html_text(e) for e in ENTRY.split(references)[1:]]
+        record["bibliography"] = entries or ([html_text(references)] if references else [])
     out = []
     for slide in slides:
         body = slide.body
@@ -105,6 +115,12 @@ def cite(
     if not placed and out and references:
         out[-1] = replace(out[-1], body=out[-1].body + block)
     return out, warnings
+
+
+def html_text(fragment: str) -> str:
+    """A piece of pandoc's HTML as the text it shows (tags dropped, entities decoded, spaces
+    joined)."""
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", "", fragment)).split())
 
 
 def citations(text: str) -> list[str]:

@@ -32,10 +32,11 @@ def names_for(lang: str) -> dict[str, str]:
 
 
 def crossref(
-    slides: list[RenderedSlide], lang: str
+    slides: list[RenderedSlide], lang: str, record: dict[str, tuple[str, str]] | None = None
 ) -> tuple[list[RenderedSlide], list[Diagnostic]]:
     """The slides with their references resolved and captions labelled, and a warning for
-    each reference that names nothing."""
+    each reference that names nothing. `record` gets each label's text as `@label` and as
+    `[-@label]` show it ("Figure 2", "2"), for the outputs made from the document."""
     names = names_for(lang)
     slides = [replace(s, body=_equation_ids(s.body)) if "{#eq-" in s.body else s for s in slides]
     targets: dict[str, tuple[str, int, int]] = {}  # label → (kind, number, slide number)
@@ -50,6 +51,9 @@ def crossref(
             if label not in targets:
                 counts[kind] += 1
                 targets[label] = (kind, counts[kind], slide.number)
+    if record is not None:
+        for label, (kind, number, _) in targets.items():
+            record[label] = (f"{names[kind]}\u00a0{number}", str(number))
     if not targets and not any("@" in s.body or "@" in s.notes for s in slides):
         return slides, []
     warnings: list[Diagnostic] = []

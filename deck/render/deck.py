@@ -40,7 +40,7 @@ from deck.render.pandoc import (
 )
 from deck.render.section import SectionRenderer
 from deck.render.store import RenderedSlide, RenderStore, SectionRender
-from deck.render.transforms import DeckPass
+from deck.render.transforms import DeckPass, apply_to_document
 from deck.render.transforms import apply as apply_transforms
 from deck.theme import NOTE_MINUTES, TEMPLATES
 
@@ -193,7 +193,8 @@ def render_lesson(
     if not any(planned(s) for s in slides):  # no minutes anywhere: a note without is no slip
         warnings = [w for w in warnings if w.code != "minutes"]
     warnings.extend(quiz_positions(lesson, records))
-    slides, found = apply_transforms(slides, DeckPass(lesson, deck, cache))  # (deck-wide passes)
+    passes = DeckPass(lesson, deck, cache)
+    slides, found = apply_transforms(slides, passes)  # (deck-wide passes)
     warnings.extend(found)
     template = env.get_template("deck.html.j2")
     for script in sorted({f.name for f in figures if PLOTLY_JS_FILE.fullmatch(f.name)}):
@@ -238,7 +239,7 @@ def render_lesson(
         tuple(sorted(media.items())),
         tuple(warnings + deck.warnings),
         views,
-        document(lesson, results, parts),
+        apply_to_document(document(lesson, results, parts), passes),
     )
 
 

@@ -81,3 +81,26 @@ def test_apply_is_every_pass_in_order(at: DeckPass, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(transforms, "TRANSFORMS", (("a", marking("a")), ("b", marking("b"))))
     out, _ = apply([slide(1, "")], at)
     assert seen == ["a", "b"] and out[0].body == "ab"
+
+
+def test_the_document_transform_alone() -> None:
+    from deck.model.document import DocSection, DocSlide, Document, Text, Value
+    from deck.render.transforms import DOCUMENT_TRANSFORMS, resolved_references
+
+    loc = Loc("01-a.md", 3)
+    value = Value("n", "@fig-a*", loc)  # (a computed value is never read as a reference)
+    text = Text(("See @fig-a and [-@fig-a], [@k]; `@fig-a` ", value), loc)
+    slide = DocSlide(1, None, 2, (), loc, (text,))
+    doc = Document(
+        "t", "T", "en", None, None, None, None, (DocSection("a", "01-a.md", 0, (slide,)),)
+    )
+    found = {
+        "references": {"fig-a": ("Figure\u00a02", "2")},
+        "citations": {"citations": {"[@k]": "(K_2 2020)"}, "bibliography": ["K. 2020. *Book*."]},
+    }
+    out = resolved_references(doc, found)
+    shown, refs = out.sections[0].slides[0].blocks
+    assert shown.parts == ("See Figure\u00a02 and 2, (K\\_2 2020); `@fig-a` ", value)
+    assert refs.attrs == {"id": "refs"} and refs.blocks[0].parts == ("K. 2020. \\*Book\\*.",)
+    assert [name for name, _ in DOCUMENT_TRANSFORMS] == ["cross-references and citations"]
+    assert resolved_references(doc, {}) is doc  # (nothing found: the same document)
