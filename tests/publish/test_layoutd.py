@@ -1,8 +1,8 @@
 """The layout check's warm browser (deck/publish/layoutd.py): the build after an edit measures
 in the running service (no browser started in the build) and says what a fresh check says; a
 service of another key is never believed, and one of an old key ends for a fresh one; the
-service ends when idle; a dead socket file, concurrent builds and a Chromium that does not
-start are handled."""
+service ends when idle; a dead socket file, concurrent builds, a service that cannot start and
+a Chromium that does not are handled."""
 
 from __future__ import annotations
 
@@ -273,6 +273,15 @@ def test_a_chromium_that_does_not_start_gives_todays_warning(tmp_path, monkeypat
     assert said["1"] == said["0"] and len(said["1"]) == 1
     assert "the slides' layout was not checked: Chromium did not start" in said["1"][0]
     assert "ended" in (cache(tmp_path / "service-1") / "layoutd.log").read_text()
+
+
+def test_a_service_that_cannot_be_started_leaves_the_check_to_the_build(tmp_path, monkeypatch):
+    monkeypatch.setattr(layoutd, "spawn", lambda cache: None)
+    root = tmp_path / "alone"
+    lesson(root)
+    proc = run_cli(root, "long", "--no-pdf")
+    assert proc.returncode == 0 and at(overflows(proc.stderr)) == EXPECTED, proc.stderr
+    assert ping(root) is None
 
 
 def test_a_long_cache_path_has_its_socket_in_a_private_folder(tmp_path):
