@@ -11,10 +11,11 @@ holds the lock file beside it). Its log is the cache's `layoutd.log`.
 It is started on demand, detached (`python -m deck.publish.layoutd CACHE`, a session of its
 own), by the build that finds none answering, which waits for it (bounded) and otherwise
 measures in its own browser as before. It ends after `$DECK_LAYOUTD_IDLE` seconds without a
-request (300), and as soon as a request's key is not its own: the key is what a measurement
-depends on besides the page (Chromium's version and the fonts, as `printer_key` says; the
-check's code, pdf.py, layoutcheck.py and this file; the Python running it), and an answer is
-given and taken for that key alone. `$DECK_LAYOUTD=0` turns it off.
+request (300), when its socket file or the cache is gone, and as soon as a request's key is not
+its own: the key is what a measurement depends on besides the page (Chromium's version and the
+fonts, as `printer_key` says; the check's code, pdf.py, layoutcheck.py and this file; the
+Python running it), and an answer is given and taken for that key alone. `$DECK_LAYOUTD=0`
+turns it off.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ LOG = "layoutd.log"  # in the build cache
 IDLE = 300.0  # s without a request before the service ends ($DECK_LAYOUTD_IDLE)
 START_WAIT = 20.0  # s a build waits for the service it started to listen
 ANSWER_WAIT = 300.0  # s a build waits for an answer (the page itself may wait 120 s)
+LOOK = 2.0  # s between looks at the socket file while idle (gone with the cache: the end)
 LOCK_WAIT = 5.0  # s a new service waits for the one ending before it to let go of the lock
 LOST = 3  # a service's exit status when another one holds the lock
 MAX_PATH = 100  # bytes of a socket's path (AF_UNIX holds 107)
@@ -154,7 +156,7 @@ def spawn(cache: Path) -> int | None:
         actions: list[tuple] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
         actions += [(os.POSIX_SPAWN_DUP2, fd, 1), (os.POSIX_SPAWN_DUP2, fd, 2)]
         return os.posix_spawn(sys.executable, argv, env, file_actions=actions, setsid=True)
-    except OSError:
+    except (OSError, NotImplementedError):  # (a system without setsid for posix_spawn)
         return None
     finally:
         os.close(fd)
@@ -231,8 +233,8 @@ def log(text: str) -> None:
 class Service:
     """The listening socket and the lock of a running service, given up once."""
 
-    def __init__(self, path: Path, lock: int, key: str) -> None:
-        self.path, self.lock, self.key = path, lock, key
+    def __init__(self, cache: Path, path: Path, lock: int) -> None:
+        self.cache, self.path, self.lock = cache, path, lock
         with contextlib.suppress(FileNotFoundError):
             if stat.S_ISSOCK(os.lstat(path).st_mode):
                 os.unlink(path)  # a dead one's (this service holds the lock)
@@ -245,6 +247,13 @@ class Service:
         os.chmod(path, 0o600)
         self.inode = os.lstat(path).st_ino
         self.listener.listen(16)
+
+    def listening(self) -> bool:
+        """The socket file is still this service's, and the cache is there."""
+        try:
+            return os.lstat(self.path).st_ino == self.inode and self.cache.is_dir()
+        except OSError:
+            return False
 
     def retire(self) -> None:
         """Stops listening and lets go of the socket and the lock: a fresh service may start."""
@@ -319,7 +328,7 @@ def serve(cache: Path) -> int:
     with sync_playwright() as playwright:
         browser = launch(playwright)
         try:
-            service = Service(path, lock, key)
+            service = Service(cache, path, lock)
             log(f"listening on {path} ({browser.version}; ends after {idle:g} s idle)")
             try:
                 while take(service, idle, lambda request: answer(request, key, browser, measure)):
@@ -332,13 +341,21 @@ def serve(cache: Path) -> int:
 
 
 def take(service: Service, idle: float, reply: Callable[[object], tuple[dict, bool]]) -> bool:
-    """Answers the next request; False when the service ends (idle, stale or stopped)."""
-    service.listener.settimeout(idle)
-    try:
-        conn, _ = service.listener.accept()
-    except TimeoutError:
-        log("idle: ending")
-        return False
+    """Answers the next request; False when the service ends (idle, stale, stopped, or its
+    socket file is gone: the cache was removed)."""
+    until = time.monotonic() + idle
+    while True:
+        service.listener.settimeout(max(0.01, min(LOOK, until - time.monotonic())))
+        try:
+            conn, _ = service.listener.accept()
+            break
+        except TimeoutError:
+            if time.monotonic() >= until:
+                log("idle: ending")
+                return False
+            if not service.listening():
+                log("its socket file or the cache is gone: ending")
+                return False
     with conn:
         conn.settimeout(30)
         try:

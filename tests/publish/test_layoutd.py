@@ -1,8 +1,8 @@
 """The layout check's warm browser (deck/publish/layoutd.py): the build after an edit measures
 in the running service (no browser started in the build) and says what a fresh check says; a
 service of another key is never believed, and one of an old key ends for a fresh one; the
-service ends when idle; a dead socket file, concurrent builds, a service that cannot start and
-a Chromium that does not are handled."""
+service ends when idle or its cache is gone; a dead socket file, concurrent builds, a service
+that cannot start and a Chromium that does not are handled."""
 
 from __future__ import annotations
 
@@ -191,6 +191,17 @@ def test_the_service_ends_when_idle(tmp_path, monkeypatch):
     assert ended(pid, within=20)
     assert not socket_path(cache(root)).exists()
     assert f"[{pid}] idle: ending" in log.read_text()
+
+
+def test_the_service_ends_with_its_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DECK_LAYOUTD_IDLE", "60")
+    root = tmp_path / "gone"
+    lesson(root)
+    assert run_build(root, "long", "--no-pdf").returncode == 0
+    running = ping(root)
+    assert running
+    shutil.rmtree(cache(root))
+    assert ended(running["pid"], within=15)
 
 
 def test_a_dead_socket_file_is_handled(tmp_path, monkeypatch, stop_services):
