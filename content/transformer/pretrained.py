@@ -146,17 +146,34 @@ LAYER_NAME_MAP = {
 }
 
 
-class MiniLM(nn.Module):
-    """BERT 式编码器：嵌入 + LayerNorm，再接我们自己的 Post-LN Encoder。"""
+# MiniLM 的嵌入部分（第 0 层的输入）：词、位置、句段三张向量表和其后的 LayerNorm
+EMBEDDING_MODULES = (
+    "word_embeddings",
+    "position_embeddings",
+    "token_type_embeddings",
+    "embedding_norm",
+)
 
-    def __init__(self, config: dict):
+
+class MiniLM(nn.Module):
+    """BERT 式编码器：嵌入 + LayerNorm，再接我们自己的 Post-LN Encoder。
+
+    embeddings_from：另一个 MiniLM，与它共用嵌入部分（同一份权重，不复制；词向量表
+    30522×384 有 45 MB）；默认新建。
+    """
+
+    def __init__(self, config: dict, embeddings_from: "MiniLM | None" = None):
         super().__init__()
         d = config["hidden_size"]
         eps = config["layer_norm_eps"]
-        self.word_embeddings = nn.Embedding(config["vocab_size"], d)
-        self.position_embeddings = nn.Embedding(config["max_position_embeddings"], d)
-        self.token_type_embeddings = nn.Embedding(config["type_vocab_size"], d)
-        self.embedding_norm = nn.LayerNorm(d, eps=eps)
+        if embeddings_from is None:
+            self.word_embeddings = nn.Embedding(config["vocab_size"], d)
+            self.position_embeddings = nn.Embedding(config["max_position_embeddings"], d)
+            self.token_type_embeddings = nn.Embedding(config["type_vocab_size"], d)
+            self.embedding_norm = nn.LayerNorm(d, eps=eps)
+        else:
+            for name in EMBEDDING_MODULES:
+                setattr(self, name, getattr(embeddings_from, name))
         self.encoder = Encoder(
             num_layers=config["num_hidden_layers"],
             d_model=d,
@@ -221,17 +238,15 @@ def untrained_model(
 ) -> MiniLM:
     """同形状、未训练的对照：编码器各层按 BERT 的初始化方式重新抽取
     （权重 ~ N(0, init_std)，默认 init_std = config 的 initializer_range；偏置 0，
-    LayerNorm γ=1、β=0）；嵌入层沿用训练好的，所以第 0 层的输入与真实模型完全相同。
+    LayerNorm γ=1、β=0）；嵌入层就是训练好的那一份（与 load_model() 共用，不复制），
+    所以第 0 层的输入与真实模型完全相同。
     init_std 取得比 BERT 大时，随机的注意力与 FFN 才会真正把上下文混进每个位置。
     reuse：传入上一次 untrained_model 的结果，就地重新抽取编码器（结果与新建的相同，省去构建）。"""
     config = json.loads((model_dir() / "config.json").read_text())
     gen = torch.Generator().manual_seed(seed)
     model = reuse
     if model is None:
-        model = MiniLM(config)
-        trained = load_model().state_dict()
-        embeddings = {k: v for k, v in trained.items() if not k.startswith("encoder.")}
-        model.load_state_dict(embeddings, strict=False)
+        model = MiniLM(config, embeddings_from=load_model())  # 这里只重新抽取编码器，从不改嵌入
     for module in model.encoder.modules():
         if isinstance(module, nn.Linear):
             std = config["initializer_range"] if init_std is None else init_std

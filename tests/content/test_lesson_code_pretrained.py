@@ -91,3 +91,53 @@ def test_model_is_cached_and_transformers_not_needed():
     assert "import transformers" not in source and "from transformers" not in source
     assert "sentence_transformers" not in source
     assert sys.modules.get("pretrained") is pretrained
+
+
+def copied_untrained(seed: int, init_std: float) -> torch.nn.Module:
+    """The untrained control built the plain way: a MiniLM of its own with the trained
+    embeddings copied in and every encoder weight drawn from `seed` in module order."""
+    import json
+
+    from torch import nn
+
+    from pretrained import MiniLM
+
+    config = json.loads((model_dir() / "config.json").read_text())
+    model = MiniLM(config)
+    trained = load_model().state_dict()
+    embeddings = {k: v for k, v in trained.items() if not k.startswith("encoder.")}
+    model.load_state_dict(embeddings, strict=False)
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for module in model.encoder.modules():
+            if isinstance(module, nn.Linear):
+                module.weight.normal_(0.0, init_std, generator=gen)
+                module.bias.zero_()
+            elif isinstance(module, nn.LayerNorm):
+                module.weight.fill_(1.0)
+                module.bias.zero_()
+    return model.eval()
+
+
+def test_untrained_model_shares_the_trained_embeddings_and_draws_the_same_encoder():
+    """The control model holds no copy of the 45 MB embedding table (the lesson keeps two
+    controls alive at once) and is, weight for weight, the model a copy would have made."""
+    from pretrained import EMBEDDING_MODULES, untrained_model
+
+    trained = load_model()
+    before = {k: v.clone() for k, v in trained.state_dict().items()}
+    reused = None
+    for seed, init_std in ((0, 0.02), (3, 0.1)):
+        model = untrained_model(seed=seed, init_std=init_std)
+        for name in EMBEDDING_MODULES:
+            assert getattr(model, name) is getattr(trained, name)
+        expected = copied_untrained(seed, init_std).state_dict()
+        got = model.state_dict()
+        assert got.keys() == expected.keys()
+        assert all(torch.equal(got[k], expected[k]) for k in expected)
+        reused = untrained_model(seed=seed, init_std=init_std, reuse=reused)
+        assert all(torch.equal(v, expected[k]) for k, v in reused.state_dict().items())
+        ours, copied = (analyze(SENTENCES[0], m) for m in (model, copied_untrained(seed, init_std)))
+        assert np.array_equal(ours.hidden_states, copied.hidden_states)
+    after = trained.state_dict()
+    assert all(torch.equal(after[k], before[k]) for k in before)  # the trained model untouched
