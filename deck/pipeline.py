@@ -257,7 +257,7 @@ def _unchanged(
         return False
     if manifest.data.get("outputs") != outputs_digest(hasher, targets):
         return False
-    from deck.publish.layoutcheck import unchecked
+    from deck.publish.layoutrecord import unchecked  # (light: not the check itself)
 
     if not options.pdf and unchecked(options.out / source.name):
         return False  # the last build could not check the layout: try again

@@ -31,12 +31,12 @@ from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, file_digest
 from deck.publish.layoutd import Client
+from deck.publish.layoutrecord import CHECKED as CHECKED
+from deck.publish.layoutrecord import unchecked as unchecked
 from deck.publish.pdf import Overflow
 from deck.publish.pdfs import slide_size
 from deck.publish.printer import printer_key
 from deck.theme import ENGINE
-
-CHECKED = ".layout-check.json"  # in dist/<lesson>/: the slides that overflow, as warnings
 
 
 def layout_key(built: Built) -> str:
@@ -153,15 +153,6 @@ class LayoutCheck:
         text = json.dumps(record, ensure_ascii=False, indent=1)
         (built.staging[DECK] / CHECKED).write_text(text + "\n", "utf-8")
         return Exported({CHECKED: warnings}, seconds)
-
-
-def unchecked(folder: Path) -> bool:
-    """The deck in `folder` was published with a layout check that could not run: a build
-    with nothing changed is not "up to date" then, it tries the check again."""
-    try:
-        return json.loads((folder / CHECKED).read_text("utf-8")).get("checked") is False
-    except (OSError, ValueError, AttributeError):
-        return False
 
 
 def measure(
