@@ -31,6 +31,8 @@ RENDER_CODE = (
     "model",
     "errors.py",
     "theme.py",
+    "strings.py",
+    "static/strings.json",  # (the words strings.py reads: callout titles, cross-reference names…)
     "host.py",
     "interpreter.py",
     "widgetdata.py",

@@ -18,3 +18,8 @@ def test_the_render_key_covers_every_module_rendering_imports() -> None:
 def test_the_render_key_covers_the_templates() -> None:
     covered = {path.resolve() for path in render_code()}
     assert {p.resolve() for p in (ENGINE / "templates").glob("*.j2")} <= covered
+
+
+def test_the_render_key_covers_the_words_the_engine_puts_on_slides() -> None:
+    # callout titles, cross-reference names, the contents title: a change re-renders
+    assert ENGINE / "static" / "strings.json" in render_code()
