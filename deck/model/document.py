@@ -9,7 +9,7 @@ read this document; none re-derives it from the parsed lesson or parses the deck
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deck.errors import Loc
 from deck.model.results import Figure, Output
@@ -133,6 +133,7 @@ class DocSlide:
     classes: tuple[str, ...]
     loc: Loc
     blocks: tuple[Node, ...]
+    attrs: dict[str, str] = field(default_factory=dict)  # as written (`timing="90"`)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deck.model.document import Aside, DocSlide, Document, walk
 from deck.options import Options
 from deck.publish.coursetitle import rendered_title, shown_title
 from deck.store.files import write_atomic
@@ -29,39 +30,47 @@ if TYPE_CHECKING:
     from deck.render.deck import RenderedDeck
 
 PAGE = "index.html"
-OPTIONAL_MARK = re.compile(r'<p class="deck-optional-mark">.*?</p>', re.S)
-TAG = re.compile(r"<[^>]*>")
 
 
 def entries_folder(options: Options) -> Path:
     return options.cache / "course"
 
 
-def planned_seconds(slides: Any, lang: str) -> tuple[int, int]:
-    """(planned, optional) seconds of a deck, counted as the speaker view counts them: each
-    slide's notes open with its minutes, a `timing` attribute (seconds) wins, and slides
-    marked `{.optional}` are counted apart."""
-    pattern = NOTE_MINUTES  # (in any language, as the speaker view reads them)
+def slide_seconds(slide: DocSlide) -> int:
+    """A slide's planned seconds, as the speaker view reads them: a `timing` attribute
+    (seconds) wins, else the minutes its notes open with (`minutes=` or `2 min` first)."""
+    timing = slide.attrs.get("data-timing", slide.attrs.get("timing"))
+    if timing is not None:
+        number = re.match(r"\s*([-+]?\d+)", str(timing))
+        return int(number.group(1)) if number else 0
+    notes = [n for n in walk(slide.blocks) if isinstance(n, Aside) and n.kind == "notes"]
+    if not notes:
+        return 0
+    first = notes[0]
+    if first.minutes is not None:
+        return round(first.minutes * 60)
+    said = first.text.markdown(lambda v: v.text) if first.text is not None else ""
+    match = NOTE_MINUTES.match(said.lstrip(" \t\n*_"))  # (`**2 min**` reads as 2 min)
+    return round(float(match.group(1)) * 60) if match else 0
+
+
+def planned_seconds(document: Document) -> tuple[int, int]:
+    """(planned, optional) seconds of a deck, counted as the speaker view counts them (in any
+    language), slides marked `{.optional}` apart."""
     planned = optional = 0
-    for slide in slides:
-        notes = html.unescape(TAG.sub("", OPTIONAL_MARK.sub("", slide.notes)))
-        match = pattern.match(notes)
-        seconds = round(float(match.group(1)) * 60) if match else 0
-        timing = slide.attrs.get("data-timing", slide.attrs.get("timing"))
-        if timing is not None:
-            number = re.match(r"\s*([-+]?\d+)", str(timing))
-            seconds = int(number.group(1)) if number else 0
+    for slide in document.slides():
         if "optional" in slide.classes:
-            optional += seconds
+            optional += slide_seconds(slide)
         else:
-            planned += seconds
+            planned += slide_seconds(slide)
     return planned, optional
 
 
 def record_entry(lesson: Lesson, deck: RenderedDeck, options: Options) -> None:
     """What the course page says of a lesson that just published (its last good entry)."""
     config = lesson.config
-    planned, optional = planned_seconds(deck.slides, config.lang)
+    assert deck.document is not None  # (render resolves it for every build)
+    planned, optional = planned_seconds(deck.document)
     folder = lesson.path.resolve()
     first = deck.slides[0] if deck.slides else None  # the title slide, as it shows the title:
     block = {"title-slide", "quarto-title-block"}

@@ -152,7 +152,9 @@ def document(
             title = r.text(slide.title, slide.loc) if slide.title else None
             blocks = r.nodes(slide.blocks)
             number = numbers.get(slide.loc, 0)
-            slides.append(DocSlide(number, title, slide.level, slide.classes, slide.loc, blocks))
+            slides.append(
+                DocSlide(number, title, slide.level, slide.classes, slide.loc, blocks, slide.attrs)
+            )
         sections.append(DocSection(section.name, section.rel, section.settings.seed, tuple(slides)))
     config = lesson.config
     return Document(

@@ -51,6 +51,22 @@ ALPHA = {
         ::: notes
         5 minutes (the timing attribute wins).
         :::
+
+        ## Four
+
+        Said as an attribute.
+
+        ::: {.notes minutes=2.5}
+        Then the words.
+        :::
+
+        ## Five
+
+        In bold.
+
+        ::: notes
+        **1 min** to close.
+        :::
     """,
 }
 BETA = {
@@ -154,7 +170,8 @@ def test_planned_minutes_are_the_speaker_views(course: Path, context):
         assert shown and float(shown.group(1)) == pytest.approx(minutes, abs=0.05)
         more = re.search(r"optional slides: (\d+(?:\.\d+)?) min more", listed[name])
         assert (float(more.group(1)) if more else 0.0) == pytest.approx(extra, abs=0.05)
-    assert "3.5 min planned (optional slides: 1.5 min more)" in listed["alpha"]
+    # 2 + 1.5 (timing=90) + 2.5 (minutes=) + 1 (**1 min**), the optional slide apart
+    assert "7 min planned (optional slides: 1.5 min more)" in listed["alpha"]
 
 
 def test_the_course_page_is_accessible(course: Path, context):
