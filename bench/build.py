@@ -3,6 +3,7 @@
     bash bench/setup.sh                  # once: bench/.venv with nbconvert, for the comparison
     .venv/bin/python bench/build.py [--repeats 3] [--lesson transformer] [--reference FILE.qmd]
                                     [--skip lesson,reference,nbconvert,serve] [--json FILE]
+                                    [--record]
 
 Each repeat starts from a fresh temporary copy of the sources and an empty cache; every build is
 a fresh `python build.py` process writing into that folder (--content/--out/--figures/--cache).
@@ -11,7 +12,12 @@ in ROWS, and which heavy modules the no-change builds imported (never torch nor 
 The reference deck (a Quarto file, `../shared/bench/attention.qmd`) is built with
 `python build.py FILE.qmd` and, for the comparison, converted to a notebook and run with
 `jupyter nbconvert --to slides --execute` (bench/baseline.py), with the ratios deck/nbconvert.
-bench/README.md says what each row measures.
+bench/README.md says what each row measures. `--record` adds the medians to bench/history.json
+and rewrites the README's table of the last three measured commits (bench/history.py).
+
+It fails (exit 1, after the tables) when a build did not do what its scenario is about: a
+no-change build that does not say "up to date" or imports torch or matplotlib, a prose edit
+that runs a cell, a cell edit that runs other than one section, or a build that stopped.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 from collections import defaultdict
@@ -70,6 +77,7 @@ class Side:
 
     samples: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # the scenario was not what it says
     heavy: set[str] = field(default_factory=set)
     slides: int = 0
     broken: bool = False
@@ -77,6 +85,11 @@ class Side:
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
+
+    def fail(self, text: str) -> None:
+        self.note(text)
+        if text not in self.failures:
+            self.failures.append(text)
 
 
 class BuildFailed(Exception):
@@ -177,11 +190,13 @@ def check(key: str, result: Run, side: Side, tmp: Path) -> None:
     if key.startswith("nochange"):
         side.heavy |= imported(tmp)
         if "up to date" not in log:
-            side.note(f"{ROWS[key]}: the build did not report 'up to date'")
+            side.fail(f"{ROWS[key]}: the build did not report 'up to date'")
+        if bad := {"torch", "matplotlib"} & side.heavy:
+            side.fail(f"{ROWS[key]}: imported {', '.join(sorted(bad))}")
     if key.startswith("prose") and RAN.search(log):
-        side.note(f"{ROWS[key]}: cells ran again")
+        side.fail(f"{ROWS[key]}: cells ran again")
     if key == "cell_html" and len(RAN.findall(log)) != 1:
-        side.note(f"{ROWS[key]}: {len(RAN.findall(log))} sections ran (expected 1)")
+        side.fail(f"{ROWS[key]}: {len(RAN.findall(log))} sections ran (expected 1)")
     if key == "prose_pdf":
         match = PRINTED.search(log)
         if match:
@@ -328,6 +343,11 @@ def main() -> None:
     )
     parser.add_argument("--skip", default="", help="comma list of lesson,reference,nbconvert,serve")
     parser.add_argument("--json", type=Path, help="also write every measurement to this file")
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="add the medians to bench/history.json and the README's history table",
+    )
     args = parser.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     if unknown := skip - {"lesson", "reference", "nbconvert", "serve"}:
@@ -365,7 +385,7 @@ def main() -> None:
                     if kind == "reference" and first and exc.result.code == 2:  # usage error
                         side.note(f"reference deck: not buildable by this checkout ({exc})")
                     else:
-                        side.note(f"stopped: {exc}")
+                        side.fail(f"stopped: {exc}")
                         say(exc.result.stderr[-3000:])
                     say(f"    {side.notes[-1]}")
     load_after = os.getloadavg()
@@ -388,6 +408,26 @@ def main() -> None:
         }
         data["load_average"] = {"before": load, "after": load_after}
         args.json.write_text(json.dumps(data, indent=1, ensure_ascii=False), "utf-8")
+    failures = [
+        f"{kind}: {f}"
+        for kind, side in [("lesson", lesson), ("reference", ref)]
+        for f in side.failures
+    ]
+    if args.record and not failures:
+        import history
+
+        medians = {
+            kind: {k: statistics.median(v) for k, v in side.samples.items() if v}
+            for kind, side in [("lesson", lesson), ("reference", ref)]
+            if any(side.samples.values())
+        }
+        history.record(medians, args.repeats, (load[0], load_after[0]))
+        say(f"recorded in {history.FILE.relative_to(ROOT)} and bench/README.md")
+    if failures:
+        say("FAILED: a scenario did not do what it says:")
+        for failure in failures:
+            say(f"  {failure}")
+        sys.exit(1)
 
 
 if __name__ == "__main__":
