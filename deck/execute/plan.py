@@ -72,8 +72,8 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
                 results[job.section.name] = result
                 if job.section.name in reused:
                     reused.remove(job.section.name)
-            else:
-                problems.append(result)
+            elif result not in problems:  # (a `.qmd` part replaying a failing cell fails there
+                problems.append(result)  # too, with the same error: it is reported once)
         if problems:
             break
         # a section may have read what another wrote in this build: run it again, after them

@@ -120,6 +120,9 @@ def _nocite(value: Any) -> str:
     return text
 
 
+SHARED_SETTINGS = ("_quarto.yml", "_quarto.yaml", "_metadata.yml", "_metadata.yaml")
+
+
 def format_reader(options: Schema) -> Reader:
     """`format: revealjs`, or `format: {revealjs: {options}, pdf: …}`: the revealjs options,
     read with `options`; another format is a warning (this builds reveal.js slides and their
@@ -143,7 +146,9 @@ def format_reader(options: Schema) -> Reader:
             revealjs = True
             if not isinstance(value_node, yaml.ScalarNode):  # not `revealjs: default`
                 found = options.read(value_node, reading, f"{name}.revealjs")
-        if not revealjs:
+        # A project's `_quarto.yml` and a folder's `_metadata.yml` name the formats of other
+        # files too (a website's `html`): the file's own front matter says if it is slides
+        if not revealjs and not reading.path.endswith(SHARED_SETTINGS):
             reading.warn(node, "no `revealjs` format: the file is built as reveal.js slides anyway")
         return found
 
