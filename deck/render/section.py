@@ -61,10 +61,11 @@ CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
 LIST_ITEM = re.compile(r"<li>")
 MEDIA_ATTRS = ("background-image", "background-video")  # slide attributes naming local files
-# A cell's options default to the file's `execute:` settings, else to these (a lesson shows
-# no code and no warnings unless asked; Quarto shows both).
+# A cell's options default to the file's `execute:` settings, else to these: a lesson shows
+# no code and no warnings unless asked, and neither does a `.qmd`, as Quarto's revealjs format
+# (its defaults: `echo: false`, `warning: false`; an html document's are true).
 CELL_DEFAULTS = {"echo": False, "output": True, "include": True, "warning": False}
-QUARTO_CELL_DEFAULTS = {"echo": True, "output": True, "include": True, "warning": True}
+QUARTO_CELL_DEFAULTS = {"echo": False, "output": True, "include": True, "warning": False}
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from deck.source.schemaqmd import (
     DECK_OPTIONS,
     EXECUTE_SCHEMA,
     INCLUDES,
+    PER_FORMAT,
+    QMD_REVEALJS_SCHEMA,
     QUARTO_SCHEMA,
     REVEALJS_SCHEMA,
     TRANSITIONS,
@@ -29,6 +31,13 @@ REVEAL_NAMES = {
     "transition-speed": "transitionSpeed",
     "navigation-mode": "navigationMode",
     "center": "center",
+    "show-slide-number": "showSlideNumber",
+    "hash": "hash",
+    "history": "history",
+    "margin": "margin",
+    "view-distance": "viewDistance",
+    "viewDistance": "viewDistance",
+    "controls-tutorial": "controlsTutorial",
 }
 
 
@@ -72,12 +81,20 @@ def deck_option(values: dict[str, Any], key: str, default: Any = None) -> Any:
 def quarto_config(values: dict[str, Any]) -> LessonConfig:
     """Checked (and merged) front matter → the deck's settings. Quarto's defaults where they
     differ from a lesson's: no slide numbers, line numbers on code."""
-    top = {k: v for k, v in values.items() if k in REVEALJS_SCHEMA and k not in DECK_OPTIONS}
-    reveal = {**top, **(values.get("format") or {})}
+    top = {k: v for k, v in values.items() if k in QMD_REVEALJS_SCHEMA and k not in DECK_OPTIONS}
+    per_format = values.get("format") or {}
+    reveal = {k: v for k, v in {**top, **per_format}.items() if k not in PER_FORMAT}
     slides = slide_config(reveal, values)
     execute = {k: v for k, v in (values.get("execute") or {}).items() if k in CELL_DEFAULTS}
     if (values.get("execute") or {}).get("enabled") is False:
         execute["eval"] = False
+    # `format: revealjs: echo: true` (and the other cell defaults) over `execute:`, as Quarto
+    # merges a format's options over the document's; so are its citation settings
+    execute.update((k, v) for k, v in per_format.items() if k in CELL_DEFAULTS)
+    values = {
+        **values,
+        **{k: v for k, v in per_format.items() if k in ("bibliography", "csl", "nocite")},
+    }
     exec_values = values.get("exec") or {}
     return LessonConfig(
         title=values.get("title"),

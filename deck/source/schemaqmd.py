@@ -10,6 +10,8 @@ https://quarto.org/docs/reference/formats/presentations/revealjs.html
 
 from __future__ import annotations
 
+import dataclasses
+
 from deck.source.config import TITLE_KEYS, TOP_SCHEMA
 from deck.source.qmdchecks import (
     THEMES,
@@ -26,7 +28,7 @@ from deck.source.qmdchecks import (
     _theme,
     format_reader,
 )
-from deck.source.schema import Key, Schema, choice, flag, ignored, section, text
+from deck.source.schema import Invalid, Key, Schema, choice, flag, ignored, section, text
 
 TRANSITIONS = ("none", "fade", "slide", "convex", "concave", "zoom")
 REVEALS = "reveal.js's own"
@@ -186,15 +188,57 @@ REVEALJS_SCHEMA = Schema(
     },
     "A `.qmd`'s `format: revealjs:` options (also at its top level), a lesson's `slides:`.",
 )
+
+
+def _margin(value: object) -> float:
+    """reveal.js's `margin`: the room around the slide, a fraction of its size."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise Invalid("must be a number from 0 to 1 (a fraction of the slide's size)")
+    return float(value)
+
+
+def _distance(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise Invalid("must be a whole number of slides, at least 1")
+    return value
+
+
+VIEW_DISTANCE = Key(
+    "number", "slides kept loaded on each side of the current one (reveal.js)", _distance,
+    shown=REVEALS,
+)  # fmt: skip
+# reveal.js's own options as Quarto passes them (deck.source.qmdconfig.REVEAL_NAMES): a `.qmd`'s
+REVEAL_OPTIONS: dict[str, Key] = {
+    "show-slide-number": choice(
+        "where the slide number shows: `all`, `print` (printed pages only), `speaker` (the "
+        "speaker view only)",
+        "all",
+        "print",
+        "speaker",
+        default=None,
+        shown="`all`",
+    ),
+    "hash": flag("the slide's number in the page's address", None, shown="`true`"),
+    "history": flag("each slide a step of the browser's history", None, shown=REVEALS),
+    "margin": Key(
+        "number",
+        "room around the slide on screen, a fraction of its size (printed pages keep none)",
+        _margin,
+        shown="`0.04`",
+    ),
+    "view-distance": VIEW_DISTANCE,
+    "viewDistance": dataclasses.replace(VIEW_DISTANCE, help="as `view-distance`"),
+    "controls-tutorial": flag("reveal.js's hint to use the arrows", None, shown=REVEALS),
+}
 EXECUTE_SCHEMA = Schema(
     "execute",
     {
         "echo": choice(
-            "show the cells' code; `fenced`: with its fence",
+            "show the cells' code; `fenced`: with its fence (Quarto's revealjs default: hidden)",
             True,
             False,
             "fenced",
-            default=True,
+            default=False,
         ),
         "eval": flag("run the cells (`false`: their code is shown, never run)", True),
         "output": choice(
@@ -204,7 +248,7 @@ EXECUTE_SCHEMA = Schema(
             "asis",
             default=True,
         ),
-        "warning": flag("show the warnings cells print", True),
+        "warning": flag("show the warnings cells print (Quarto's revealjs default: hidden)"),
         "error": flag("a cell's exception is shown as its output instead of an error", False),
         "include": flag("`false`: the cells run and nothing of them is shown", True),
         "enabled": flag("`false`: no cell runs (as `eval: false`)", True),
@@ -225,6 +269,20 @@ CITATIONS = {
         "keys", "references listed though not cited: `@smith2020, @doe2021` or `@*`", _nocite
     ),
 }
+# Quarto reads execution and document options per format too (`format: revealjs: echo:
+# true`, `bibliography:`…): there they win over the file's `execute:` and top-level keys.
+PER_FORMAT = {
+    **EXECUTE_SCHEMA.only("echo", "eval", "output", "warning", "error", "include"),
+    **CITATIONS,
+    **_not_applied("code-fold", "code-summary", "code-tools"),
+}
+# A `.qmd`'s `format: revealjs:` (a lesson's `slides:` takes REVEALJS_SCHEMA's keys)
+QMD_REVEALJS_SCHEMA = Schema(
+    "format: revealjs:",
+    {**REVEALJS_SCHEMA, **REVEAL_OPTIONS, **PER_FORMAT},
+    "A `.qmd`'s `format: revealjs:` options: the deck's, reveal.js's own, and the cells' and "
+    "citations' settings for this format.",
+)
 QUARTO_SCHEMA = Schema(
     ".qmd front matter",
     {
@@ -244,7 +302,7 @@ QUARTO_SCHEMA = Schema(
             "`revealjs` or mapping",
             "`revealjs`, or `revealjs:` with its options (the table above); another format is "
             "a warning",
-            read=format_reader(REVEALJS_SCHEMA),
+            read=format_reader(QMD_REVEALJS_SCHEMA),
         ),
         "execute": section("the cells' defaults (the table below)", EXECUTE_SCHEMA),
         "jupyter": Key(
@@ -263,6 +321,7 @@ QUARTO_SCHEMA = Schema(
         **DECK_OPTIONS,
         # a format's options may stand at the top level too (`footer:` beside `format: revealjs`)
         **{k: v for k, v in REVEALJS_SCHEMA.items() if k not in DECK_OPTIONS},
+        **REVEAL_OPTIONS,
         **_not_applied(
             "abstract",
             "citation",
