@@ -26,9 +26,13 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from deck.render.themefonts import WEIGHTS, fc_match, packaged
+from deck.render.themefonts import WEIGHTS, matches, packaged
 from deck.store.files import identity, write_atomic
+
+if TYPE_CHECKING:
+    from deck.render.fontconfig import Match
 
 FOLDER = "fonts"  # under assets/, and under the build cache
 STYLESHEET = "fonts.css"  # under assets/ (from deck/static/), linked by deck.html.j2
@@ -95,14 +99,12 @@ def find(face: Face) -> tuple[Path, int] | None:
 
 
 def find_all(faces: tuple[Face, ...]) -> dict[Face, tuple[Path, int] | None]:
-    """`find` for each face, fontconfig asked about them all at once (one `fc-match` each, run
-    side by side: they are most of the time a build with no new character spends on fonts)."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    """`find` for each face, fontconfig asked about them all at once (in this process:
+    `deck.render.themefonts.matches`)."""
     own = {f: Face(f.stand_in, f.weight, f.italic) if f.stand_in else f for f in faces}
     wanted = list(dict.fromkeys(own.values()))
-    with ThreadPoolExecutor(max_workers=len(wanted) or 1) as pool:
-        located = dict(zip(wanted, pool.map(locate, wanted), strict=True))
+    answers = matches([face.pattern for face in wanted])
+    located = {face: located_face(face, m) for face, m in zip(wanted, answers, strict=True)}
     found: dict[Face, tuple[Path, int] | None] = {}
     for face in faces:
         base = own[face]
@@ -191,17 +193,20 @@ def tiers(folder: Path, views: dict[str, str]) -> dict[str, str]:
 
 
 def locate(face: Face) -> tuple[Path, int] | None:
-    """The file and face number of `face` as fontconfig finds it (the face checked by name:
-    fc-match answers a stand-in when the family is not installed), or None."""
+    """The file and face number of `face` as fontconfig finds it, or None."""
+    return located_face(face, matches([face.pattern])[0])
+
+
+def located_face(face: Face, found: Match | None) -> tuple[Path, int] | None:
+    """The file and face number of `face` in fontconfig's match `found` (the face checked by
+    name: fontconfig answers a stand-in when the family is not installed), or None."""
     from deck.publish.subset import face_number
 
-    ran = fc_match(face.pattern, "%{file}\n%{index}\n")
-    lines = ran.splitlines() if ran is not None else []
-    if len(lines) < 2 or not lines[1].isdigit():
+    if found is None:
         return None
-    path = Path(lines[0])
+    path = Path(found.file)
     try:
-        number = face_number(path, face.family, int(lines[1]))
+        number = face_number(path, face.family, found.index)
     except Exception:  # noqa: BLE001 (a font file fontTools cannot read: no subset of it)
         return None
     return None if number is None else (path, number)

@@ -13,9 +13,13 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 from deck.theme import NODE_MODULES
+
+if TYPE_CHECKING:
+    from deck.render.fontconfig import Match
 
 # family → its npm package (package.json pins it): latin subsets as WOFF2, by weight and style
 PACKAGES = {
@@ -58,11 +62,22 @@ def packaged(family: str, weight: int, italic: bool) -> Path | None:
     return None
 
 
-def fc_match(pattern: str, fmt: str) -> str | None:
-    """What `fc-match -f fmt pattern` prints, or None when fontconfig cannot answer."""
+def matches(patterns: list[str]) -> list[Match | None]:
+    """fontconfig's match for each pattern: asked in this process (deck.render.fontconfig),
+    else one `fc-match` process each."""
+    from deck.render.fontconfig import match
+
+    found = match(patterns)
+    return found if found is not None else [_fc_match(p) for p in patterns]
+
+
+def _fc_match(pattern: str) -> Match | None:
+    """What `fc-match PATTERN` answers, or None when fontconfig cannot answer."""
+    from deck.render.fontconfig import Match
+
     try:
         ran = subprocess.run(
-            ["fc-match", "-f", fmt, pattern],
+            ["fc-match", "-f", "%{file}\n%{index}\n%{family}\n", pattern],
             capture_output=True,
             text=True,
             timeout=30,
@@ -70,15 +85,17 @@ def fc_match(pattern: str, fmt: str) -> str | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return ran.stdout if ran.returncode == 0 else None
+    lines = ran.stdout.splitlines() if ran.returncode == 0 else []
+    if len(lines) < 2 or not lines[0] or not lines[1].isdigit():
+        return None
+    families = lines[2].split(",") if len(lines) > 2 else []
+    return Match(lines[0], int(lines[1]), tuple(f.strip() for f in families if f.strip()))
 
 
 def installed(family: str) -> bool:
-    """Whether fontconfig has `family` itself (fc-match answers a stand-in when it has not)."""
-    ran = fc_match(family, "%{family}")
-    if ran is None:
-        return False
-    return family.lower() in (f.strip().lower() for f in ran.split(","))
+    """Whether fontconfig has `family` itself (it answers a stand-in when it has not)."""
+    (found,) = matches([family])
+    return found is not None and family.lower() in (f.lower() for f in found.families)
 
 
 def available(family: str) -> bool:
