@@ -11,7 +11,14 @@ In a Quarto file (never in a lesson, where `deck.show.HTML` is the one way to pl
   (`plotly.offline.get_plotlyjs()`), written once beside the figures and shipped with the
   deck, never from a CDN; an Altair chart as the SVG vl-convert-python draws offline (a
   warning says so where that package is missing).
-Other objects with a `_repr_html_` are shown as text, as in a lesson.
+- any other object (displayed or trailing) by its richest safe representation, in the order
+  IPython's DisplayFormatter computes them (`_repr_mimebundle_` first, then html, markdown,
+  svg, png, jpeg, latex) with HTML left out: SVG, PNG and JPEG become the cell's figures
+  (files beside matplotlib's, shown as `<img>`, so nothing in them runs), Markdown is read as
+  Markdown (raw HTML tags in it shown as text), LaTeX as math; else its text (`repr`).
+HTML an object computes (`_repr_html_`, `text/html`) is never placed on a slide: the author
+opts in by wrapping markup in IPython's `HTML(…)` (or `deck.show.HTML`); pandas' tables and
+plotly's figures are the known, escaped exceptions above. This is decided in `RICH_ORDER`.
 """
 
 from __future__ import annotations
@@ -20,13 +27,28 @@ import base64
 import hashlib
 import importlib.abc
 import importlib.machinery
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from deck.model import Output
+from deck.show import to_output
 
 SHOWN: list[Output] = []  # what `display` added during the running cell
+IMAGES: list[tuple[str, bytes]] = []  # its pictures (MIME type, bytes): saved as its figures
+# IPython's DisplayFormatter order (deck.execute.display's docstring), without `text/html`
+RICH_ORDER = ("text/markdown", "image/svg+xml", "image/png", "image/jpeg", "text/latex")
+REPR = {
+    "text/markdown": "_repr_markdown_",
+    "image/svg+xml": "_repr_svg_",
+    "image/png": "_repr_png_",
+    "image/jpeg": "_repr_jpeg_",
+    "text/latex": "_repr_latex_",
+}
+CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)  # Markdown code (kept as written)
+TAG = re.compile(r"<(?=[A-Za-z/!?])")  # where raw HTML would start
+FIGURE = Output("figure", "")  # (a picture `richest` added to IMAGES)
 PANDAS_TABLES = {("pandas.core.frame", "DataFrame"), ("pandas.core.series", "Series")}
 IPYTHON_MODULES = ("IPython.core.display_functions", "IPython.display")
 FIGURES: list[Path] = []  # the job's figure folder (plotly's JavaScript is written there)
@@ -99,18 +121,79 @@ def rich(obj: Any) -> Output:
         if name in ("Latex", "Math"):
             data = str(obj.data or "")
             return Output("markdown", data if name == "Latex" or "$" in data else f"$${data}$$")
-        if name == "HTML":
+        if name == "HTML":  # (the author's own markup: the opt-in)
             return Output("html", str(obj.data or ""))
-        if name == "SVG":
-            return Output("html", str(obj.data or ""))
-        if name == "Image":
-            fmt = getattr(obj, "format", "png") or "png"
-            data = base64.b64encode(obj.data).decode() if obj.data else ""
-            return Output("html", f'<img src="data:image/{fmt};base64,{data}" alt="">')
     table = pandas_table(obj) or chart(obj)
     if table is not None:
         return table
-    return Output("text", repr(obj))
+    return richest(obj) or Output("text", repr(obj))
+
+
+def bundle(obj: Any) -> dict[str, Any]:
+    """What IPython's DisplayFormatter computes for `obj` (the types of `RICH_ORDER`):
+    `_repr_mimebundle_`'s data first, then each `_repr_*_` for the types it lacks. A method
+    that fails or returns None gives nothing, as in IPython."""
+    found: dict[str, Any] = {}
+    method = getattr(obj, "_repr_mimebundle_", None)
+    if callable(method) and not isinstance(obj, type):
+        try:
+            data = method(include=None, exclude=None)
+        except Exception:  # noqa: BLE001 - IPython shows the other formats then
+            data = None
+        data = data[0] if isinstance(data, tuple) else data
+        if isinstance(data, dict):
+            found.update((k, v) for k, v in data.items() if k in RICH_ORDER and v is not None)
+    for mime in RICH_ORDER:
+        method = getattr(obj, REPR[mime], None)
+        if mime in found or not callable(method) or isinstance(obj, type):
+            continue
+        try:
+            data = method()
+        except Exception:  # noqa: BLE001
+            continue
+        data = data[0] if isinstance(data, tuple) else data  # (data, metadata)
+        if data is not None:
+            found[mime] = data
+    return found
+
+
+def richest(obj: Any) -> Output | None:
+    """`obj` by its richest safe representation: an image is added to `IMAGES` (`FIGURE` is
+    returned), Markdown and LaTeX are outputs read as Markdown; None: it has none."""
+    if type(obj).__module__.startswith(("matplotlib", "mpl_toolkits")):
+        return None  # (its figure is saved as matplotlib's)
+    found = bundle(obj)
+    for mime in RICH_ORDER:
+        if mime not in found:
+            continue
+        data = found[mime]
+        if mime.startswith("image/"):
+            if isinstance(data, str):  # a bundle's PNG and JPEG are base64, SVG is text
+                data = data.encode() if mime == "image/svg+xml" else base64.b64decode(data)
+            IMAGES.append((mime, bytes(data)))
+            return FIGURE
+        text = data.decode() if isinstance(data, bytes) else str(data)
+        if mime == "text/latex":
+            text = text if text.strip().startswith("$") else f"$${text}$$"
+        return Output("markdown", as_text_tags(text))
+    return None
+
+
+def as_text_tags(markdown: str) -> str:
+    """Computed Markdown with its raw HTML tags shown as text (code kept as written)."""
+    parts = CODE.split(markdown)
+    return "".join(p if k % 2 else TAG.sub("&lt;", p) for k, p in enumerate(parts))
+
+
+def last_value(value: Any) -> Output | None:
+    """A `.qmd` cell's last value: as `display` shows it, arrays and `deck.show` values as a
+    lesson's are, nothing for None or an image (one of the cell's figures)."""
+    if value is None:
+        return None
+    shown = pandas_table(value) or chart(value)
+    if shown is None and (shown := to_output(value)) is not None and shown.kind == "text":
+        shown = richest(value) or shown
+    return None if shown is FIGURE else shown
 
 
 def pandas_table(obj: Any) -> Output | None:
@@ -121,11 +204,18 @@ def pandas_table(obj: Any) -> Output | None:
     return Output("html", frame.to_html(max_rows=60, escape=True, border=0))
 
 
+def take_images() -> list[tuple[str, bytes]]:
+    """The running cell's pictures, in the order shown (the list is emptied)."""
+    taken = IMAGES[:]
+    IMAGES.clear()
+    return taken
+
+
 def display(*objs: Any, **_: Any) -> None:
     """Jupyter's `display`, for the running cell."""
     for obj in objs:
-        if obj is not None:
-            SHOWN.append(rich(obj))
+        if obj is not None and (shown := rich(obj)) is not FIGURE:
+            SHOWN.append(shown)
 
 
 class DisplayOnImport(importlib.abc.MetaPathFinder):

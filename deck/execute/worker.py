@@ -33,7 +33,7 @@ from deck.execute import display
 from deck.execute.capture import CappedText, truncated, without_addresses
 from deck.execute.deps import Recorder
 from deck.execute.ending import Leftovers, become_subreaper, kill_descendants, leave
-from deck.execute.figures import save_open_figures
+from deck.execute.figures import save_figures
 from deck.execute.frames import lesson_frames
 from deck.execute.hints import near_name
 from deck.execute.job import CellJob, JobSpec
@@ -202,9 +202,9 @@ def _run_with_timeout(seconds: float, what: str, fn: Any) -> Any:
 
 
 def _shown(value: Any, limit: int, quarto: bool = False) -> Output | None:
-    """The cell's last value as an output, within the output limit (a Quarto file shows a
-    pandas table as pandas' HTML, as Quarto does)."""
-    shown = (quarto and (display.pandas_table(value) or display.chart(value))) or to_output(value)
+    """The cell's last value as an output, within the output limit (a Quarto file shows it
+    as Quarto does: `deck.execute.display.last_value`)."""
+    shown = display.last_value(value) if quarto else to_output(value)
     return None if shown is None else _within(shown, limit)
 
 
@@ -310,11 +310,10 @@ def run_job(job: JobSpec, channel: Channel, engine_set: set[str]) -> dict[str, A
                 outputs.append(Output("warning", text))
             if failure is not None:
                 outputs.append(Output("error", _valid_text(failure, "an error message")))
-            saved = save_open_figures(figures, stem)
-            shown = _shown(value, limit, job.quarto)
+            shown = _shown(value, limit, job.quarto)  # (a picture: before matplotlib's)
             if shown is not None:
                 outputs.append(shown)
-            return outputs, saved
+            return outputs, save_figures(figures, stem, display.take_images())
 
         try:
             outputs, saved = _run_with_timeout(cell.timeout, "cell", run)
