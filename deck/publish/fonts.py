@@ -98,13 +98,15 @@ def find(face: Face) -> tuple[Path, int] | None:
     return find_all((face,))[face]
 
 
-def find_all(faces: tuple[Face, ...]) -> dict[Face, tuple[Path, int] | None]:
+def find_all(
+    faces: tuple[Face, ...], store: Path | None = None
+) -> dict[Face, tuple[Path, int] | None]:
     """`find` for each face, fontconfig asked about them all at once (in this process:
-    `deck.render.themefonts.matches`)."""
+    `deck.render.themefonts.matches`); with `store`, each file's face numbers are kept there."""
     own = {f: Face(f.stand_in, f.weight, f.italic) if f.stand_in else f for f in faces}
     wanted = list(dict.fromkeys(own.values()))
     answers = matches([face.pattern for face in wanted])
-    located = {face: located_face(face, m) for face, m in zip(wanted, answers, strict=True)}
+    located = {face: located_face(face, m, store) for face, m in zip(wanted, answers, strict=True)}
     found: dict[Face, tuple[Path, int] | None] = {}
     for face in faces:
         base = own[face]
@@ -197,19 +199,42 @@ def locate(face: Face) -> tuple[Path, int] | None:
     return located_face(face, matches([face.pattern])[0])
 
 
-def located_face(face: Face, found: Match | None) -> tuple[Path, int] | None:
+def located_face(
+    face: Face, found: Match | None, store: Path | None = None
+) -> tuple[Path, int] | None:
     """The file and face number of `face` in fontconfig's match `found` (the face checked by
-    name: fontconfig answers a stand-in when the family is not installed), or None."""
-    from deck.publish.subset import face_number
-
+    name: fontconfig answers a stand-in when the family is not installed), or None. With
+    `store`, the answer is kept there under the font file's identity (reading the names of a
+    collection's faces loads fontTools: a third of a second)."""
     if found is None:
         return None
     path = Path(found.file)
     try:
-        number = face_number(path, face.family, found.index)
+        number = face_number_of(path, face.family, found.index, store)
     except Exception:  # noqa: BLE001 (a font file fontTools cannot read: no subset of it)
         return None
     return None if number is None else (path, number)
+
+
+def face_number_of(path: Path, family: str, hint: int, store: Path | None) -> int | None:
+    from deck.publish.subset import face_number
+
+    if store is None:
+        return face_number(path, family, hint)
+    what = [VERSION, str(path), *identity(path.stat()), family, hint]
+    cached = store / f"face-{hashlib.sha256(json.dumps(what).encode()).hexdigest()}.json"
+    try:
+        stored = json.loads(cached.read_text("utf-8"))
+        if stored is None or isinstance(stored, int):
+            return stored
+    except (OSError, ValueError):
+        pass
+    number = face_number(path, family, hint)
+    try:
+        write_atomic(cached, json.dumps(number).encode())
+    except OSError:
+        pass  # read again next build
+    return number
 
 
 def cache_key(path: Path, number: int, face: Face, characters: str) -> str:
@@ -338,7 +363,7 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
     written, missing, made = [], [], 0
     page = (folder / "index.html").read_text("utf-8")
     faces = (*FACES, *theme_faces(page))
-    located = find_all(faces)
+    located = find_all(faces, store)
     for face in faces:
         found = located[face]
         if found is None:
