@@ -11,7 +11,8 @@ speaker view, the menu), plus printable ASCII for values typed into widgets.
 
 A subset is cached in `<cache>/fonts/` under a key of the font file's identity (path, size,
 mtime, ctime, inode), the face and the sorted characters: a prose edit that adds no new
-character makes no subset.
+character makes no subset. Where each face's file is, and what a font file holds, is
+`deck.publish.fontfind`'s.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from deck.render.themefonts import WEIGHTS, matches, packaged
+from deck.publish.fontfind import FACES as FACES
+from deck.publish.fontfind import Face as Face
+from deck.publish.fontfind import face_cmap, find_all
+from deck.publish.fontfind import find as find
+from deck.publish.fontfind import locate as locate
+from deck.publish.fontfind import located_face as located_face
+from deck.render.themefonts import WEIGHTS
 from deck.store.files import identity, write_atomic
-
-if TYPE_CHECKING:
-    from deck.render.fontconfig import Match
 
 FOLDER = "fonts"  # under assets/, and under the build cache
 STYLESHEET = "fonts.css"  # under assets/ (from deck/static/), linked by deck.html.j2
@@ -42,37 +45,6 @@ KEEP_CACHED = 64  # subsets kept in the cache, the least recently used dropped f
 # assets/fonts.css) and what the handout and the notes add (inlined in the page, see tiers()).
 TIERS = ("slides", "student", "lecturer")
 
-
-@dataclass(frozen=True)
-class Face:
-    family: str  # as the stylesheets name it, and as the font names itself
-    weight: int
-    italic: bool = False
-    stand_in: str | None = None  # a theme's font nobody has: the family whose glyphs it gets
-
-    @property
-    def pattern(self) -> str:
-        """fontconfig's pattern for it (as `fc-match` takes it)."""
-        return self.family + (":bold" if self.weight >= 600 else "") + (":italic" * self.italic)
-
-    @property
-    def file(self) -> str:
-        slug = re.sub(r"[^a-z0-9]+", "-", self.family.lower()).strip("-")
-        return f"{slug}-{self.weight}{'-italic' if self.italic else ''}.woff2"
-
-
-# Every face the deck's stylesheets can ask for: the body and headings (CJK), code (pygments
-# marks keywords bold, comments italic), and the widgets' chart labels (DejaVu Sans).
-FACES = (
-    Face("Noto Sans CJK SC", 400),
-    Face("Noto Sans CJK SC", 700),
-    Face("DejaVu Sans Mono", 400),
-    Face("DejaVu Sans Mono", 700),
-    Face("DejaVu Sans Mono", 400, italic=True),
-    Face("DejaVu Sans Mono", 700, italic=True),
-    Face("DejaVu Sans", 400),
-    Face("DejaVu Sans", 700),
-)
 
 DECK_OPTIONS = re.compile(r"window\.deckOptions = (\{.*?\});</script>")
 
@@ -90,31 +62,6 @@ def theme_faces(page: str) -> tuple[Face, ...]:
         family, _, stand_in = entry.partition("=")
         faces += [Face(family, w, i, stand_in or None) for w, i in WEIGHTS]
     return tuple(faces)
-
-
-def find(face: Face) -> tuple[Path, int] | None:
-    """A face's file: installed (fontconfig), else from its npm font package (a substituted
-    family: its stand-in's)."""
-    return find_all((face,))[face]
-
-
-def find_all(
-    faces: tuple[Face, ...], store: Path | None = None
-) -> dict[Face, tuple[Path, int] | None]:
-    """`find` for each face, fontconfig asked about them all at once (in this process:
-    `deck.render.themefonts.matches`); with `store`, each file's face numbers are kept there."""
-    own = {f: Face(f.stand_in, f.weight, f.italic) if f.stand_in else f for f in faces}
-    wanted = list(dict.fromkeys(own.values()))
-    answers = matches([face.pattern for face in wanted])
-    located = {face: located_face(face, m, store) for face, m in zip(wanted, answers, strict=True)}
-    found: dict[Face, tuple[Path, int] | None] = {}
-    for face in faces:
-        base = own[face]
-        at = located[base]
-        if at is None and (file := packaged(base.family, base.weight, base.italic)) is not None:
-            at = (file, 0)
-        found[face] = at
-    return found
 
 
 ASCII = "".join(chr(c) for c in range(0x20, 0x7F))
@@ -194,49 +141,6 @@ def tiers(folder: Path, views: dict[str, str]) -> dict[str, str]:
     return {tier: "".join(sorted(chars)) for tier, chars in zip(TIERS, sets, strict=True)}
 
 
-def locate(face: Face) -> tuple[Path, int] | None:
-    """The file and face number of `face` as fontconfig finds it, or None."""
-    return located_face(face, matches([face.pattern])[0])
-
-
-def located_face(
-    face: Face, found: Match | None, store: Path | None = None
-) -> tuple[Path, int] | None:
-    """The file and face number of `face` in fontconfig's match `found` (the face checked by
-    name: fontconfig answers a stand-in when the family is not installed), or None. With
-    `store`, the answer is kept there under the font file's identity (reading the names of a
-    collection's faces loads fontTools: a third of a second)."""
-    if found is None:
-        return None
-    path = Path(found.file)
-    try:
-        number = face_number_of(path, face.family, found.index, store)
-    except Exception:  # noqa: BLE001 (a font file fontTools cannot read: no subset of it)
-        return None
-    return None if number is None else (path, number)
-
-
-def face_number_of(path: Path, family: str, hint: int, store: Path | None) -> int | None:
-    from deck.publish.subset import face_number
-
-    if store is None:
-        return face_number(path, family, hint)
-    what = [VERSION, str(path), *identity(path.stat()), family, hint]
-    cached = store / f"face-{hashlib.sha256(json.dumps(what).encode()).hexdigest()}.json"
-    try:
-        stored = json.loads(cached.read_text("utf-8"))
-        if stored is None or isinstance(stored, int):
-            return stored
-    except (OSError, ValueError):
-        pass
-    number = face_number(path, family, hint)
-    try:
-        write_atomic(cached, json.dumps(number).encode())
-    except OSError:
-        pass  # read again next build
-    return number
-
-
 def cache_key(path: Path, number: int, face: Face, characters: str) -> str:
     """The subset's cache key: the font file's identity, the face, the characters."""
     import fontTools
@@ -244,35 +148,6 @@ def cache_key(path: Path, number: int, face: Face, characters: str) -> str:
     st = path.stat()
     what = [VERSION, fontTools.version, str(path), *identity(st), number, face.file, characters]
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()
-
-
-def face_cmap(store: Path, path: Path, number: int) -> set[int]:
-    """The code points face `number` of `path` has a glyph for, kept in the cache under the
-    font file's identity (reading a CJK font's cmap takes a tenth of a second)."""
-    import fontTools
-
-    what = [VERSION, fontTools.version, str(path), *identity(path.stat()), number]
-    cached = store / f"cmap-{hashlib.sha256(json.dumps(what).encode()).hexdigest()}.json"
-    try:
-        stored = json.loads(cached.read_text("utf-8"))
-        return {c for a, b in stored for c in range(a, b + 1)}
-    except (OSError, ValueError, TypeError):
-        pass
-    from fontTools.ttLib import TTFont
-
-    font = TTFont(path, fontNumber=number, lazy=True)
-    points = set(font["cmap"].getBestCmap())
-    runs: list[list[int]] = []
-    for point in sorted(points):
-        if runs and point == runs[-1][1] + 1:
-            runs[-1][1] = point
-        else:
-            runs.append([point, point])
-    try:
-        write_atomic(cached, json.dumps(runs).encode())
-    except OSError:
-        pass  # read again next build
-    return points
 
 
 @dataclass(frozen=True)
