@@ -1,6 +1,7 @@
 """Every engine test may use the shared fixtures of tests/support/fixtures.py."""
 
 import os
+from pathlib import Path
 
 from fixtures import browser, context, mini  # noqa: F401
 
@@ -10,3 +11,10 @@ os.environ["DECK_LAYOUT_CHECK"] = "0"
 # The layout check's warm browser (deck/publish/layoutd.py) ends 5 s after its last request,
 # not minutes: no service a test started outlives the tests for long.
 os.environ["DECK_LAYOUTD_IDLE"] = "5"
+# Font subsets are kept in one folder for every build of the tests (deck.publish.fonts,
+# `$DECK_FONT_CACHE`; keyed by the font file's identity and the characters): a fresh build's
+# subsetting of the CJK faces took 2 of its 4 seconds. tests/publish/test_fonts.py, which
+# counts the subsets a build makes, gives each of its builds an empty store of its own.
+os.environ.setdefault(
+    "DECK_FONT_CACHE", str(Path(__file__).resolve().parents[1] / ".cache" / "test-fonts")
+)

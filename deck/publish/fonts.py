@@ -223,6 +223,15 @@ class _Subsets:
         return data
 
 
+def subset_store(cache: Path) -> Path:
+    """Where the subsets (and what each font file holds) are kept: `$DECK_FONT_CACHE` when
+    set, a folder several builds may share (each entry's key is the font file's identity, the
+    face and the characters: no build can take another's for its own; the engine's tests share
+    one), else `<cache>/fonts`."""
+    shared = os.environ.get("DECK_FONT_CACHE")
+    return Path(shared) if shared else cache / FOLDER
+
+
 def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) -> Staged:
     """Write the subsets into the staged deck `folder` (its page, scripts and stylesheets
     already there), taking them from `cache` when it has them: the slides' into
@@ -230,7 +239,7 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
     add as `data:` URLs in a `<style>` at the end of the page's head."""
     t0 = time.perf_counter()
     sets = tiers(folder, views or {})
-    store = cache / FOLDER
+    store = subset_store(cache)
     target = folder / "assets" / FOLDER
     target.mkdir(parents=True, exist_ok=True)
     rules = ["\n/* The faces of this deck, subset for its slides by deck.publish.fonts. */\n"]

@@ -38,3 +38,12 @@ def test_a_changed_font_file_is_read_again(tmp_path: Path):
     assert located_face(face, Match(str(font), 0, ("DejaVu Sans",)), store) == (font, 0)
     shutil.copy("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", font)  # another family
     assert located_face(face, Match(str(font), 0, ("DejaVu Sans",)), store) is None
+
+
+def test_a_shared_font_store_is_used_when_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from deck.publish.fonts import subset_store
+
+    monkeypatch.delenv("DECK_FONT_CACHE", raising=False)
+    assert subset_store(tmp_path / ".cache") == tmp_path / ".cache" / "fonts"
+    monkeypatch.setenv("DECK_FONT_CACHE", str(tmp_path / "shared"))
+    assert subset_store(tmp_path / ".cache") == tmp_path / "shared"

@@ -23,6 +23,13 @@ CJK = "Noto Sans CJK SC"
 MONO = "DejaVu Sans Mono"
 
 
+@pytest.fixture(autouse=True)
+def own_font_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This file counts the subsets a build makes: each build keeps its own (`<cache>/fonts`),
+    not the store the other tests share (tests/conftest.py)."""
+    monkeypatch.delenv("DECK_FONT_CACHE", raising=False)
+
+
 def shipped_faces(deck: Path) -> dict[tuple[str, int, str], Path]:
     """(family, weight, style) → file of each `@font-face` in the deck's fonts.css."""
     css = (deck / "assets" / "fonts.css").read_text("utf-8")
