@@ -54,9 +54,12 @@ def read_yaml(text: str) -> Any:
 # A label names a figure file: ASCII only, so the name is safe on every file system and URL
 # (`$` would accept a trailing newline: \Z does not).
 LABEL = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_-]{0,99}\Z")
+# A value may hold backslash escapes, as Pandoc reads them: `width="\"50%"` is `"50%`.
 ATTR_TOKEN = re.compile(
-    r"""\s*(?:\.([\w-]+)|#([\w-]+)|([\w-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))"""
+    r"""\s*(?:\.([\w-]+)|#([\w-]+)|([\w-]+)="""
+    r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|((?:[^\s"'\\]|\\\S)+)))"""
 )
+ESCAPE = re.compile(r"""\\([!-/:-@\[-`{-~])""")  # Pandoc escapes ASCII punctuation only
 # `code-line-numbers="1-3|5"`: steps apart by `|`, each a list of lines and ranges (reveal.js's
 # highlight plugin reads `data-line-numbers` the same way).
 LINE_STEPS = re.compile(r"\A\s*[\d,\s-]*(\|[\d,\s-]*)*\Z")
@@ -80,7 +83,7 @@ def parse_attrs(text: str) -> tuple[tuple[str, ...], dict[str, str]] | None:
             attrs["id"] = ident
         else:
             value = next(v for v in (m.group(4), m.group(5), m.group(6)) if v is not None)
-            attrs[key] = value
+            attrs[key] = ESCAPE.sub(r"\1", value)
         pos = m.end()
     return tuple(classes), attrs
 

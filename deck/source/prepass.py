@@ -27,6 +27,7 @@ from deck.source.shortcodes import SHORTCODES, Call, ShortcodeError, parse_args
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 ESCAPED = re.compile(r"\{\{\{<(.*?)>\}\}\}")  # `{{{< meta x >}}}` shows `{{< meta x >}}`
 SHORTCODE = re.compile(r"\{\{<\s*([\w-]+)((?:[^>]|>(?!\}\}))*?)\s*>\}\}")
+CELL_FENCE = re.compile(r"\s*\{\s*[A-Za-z]")  # ```{python}: code that runs, kept as written
 INCLUDE_LINE = re.compile(r"^\s*\{\{<\s*include\s+(.+?)\s*>\}\}\s*$")
 COMMENT_OPEN, COMMENT_CLOSE = "<!--", "-->"
 MAX_INCLUDE_DEPTH = 20
@@ -106,6 +107,7 @@ def _expand(
     chain: tuple[Path, ...],
 ) -> None:
     fence: str | None = None
+    shown = False  # the fence is code to show (not a cell): `{{{< x >}}}` in it shows `{{< x >}}`
     comment: Loc | None = None
     for k, line in enumerate(lines):
         loc = Loc(rel, first + k + 1)
@@ -116,11 +118,12 @@ def _expand(
                     if not line.strip().strip(fence[0]):
                         fence = None
                 if not INCLUDE_LINE.match(line):
-                    out.lines.append(line)
+                    out.lines.append(ESCAPED.sub(r"{{<\1>}}", line) if shown else line)
                     out.origins.append(loc)
                     continue
             elif m and line.strip().lstrip(m.group(1)[0]) != line.strip():
                 fence = m.group(1)
+                shown = not CELL_FENCE.match(line[m.end() :])
                 out.lines.append(line)
                 out.origins.append(loc)
                 continue

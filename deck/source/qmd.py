@@ -18,7 +18,10 @@ from typing import Any
 
 import yaml
 
-from deck.blocks.visibility import drop_hidden_slides
+from deck.blocks import kind_for
+from deck.blocks.base import Opening
+from deck.blocks.visibility import KIND as VISIBILITY
+from deck.blocks.visibility import drop_hidden_slides, shown
 from deck.errors import DeckError, Diagnostic
 from deck.interpreter import author_python
 from deck.model import (
@@ -36,14 +39,16 @@ from deck.model import (
     Slide,
     walk_blocks,
 )
+from deck.source.attributes import parse_attrs
 from deck.source.contain import escapes
 from deck.source.deckwide import read_includes, title_slide
+from deck.source.fences import FENCE_OPEN
 from deck.source.folder import display_path, read_text
 from deck.source.prepass import Context, expand, project_variables
 from deck.source.project import project_config
 from deck.source.qmdconfig import deck_option, merge, parse_quarto_config, quarto_config
 from deck.source.replay import replayed
-from deck.source.scanner import Dialect, Scanner
+from deck.source.scanner import DIV_CLOSE, DIV_OPEN, GLUED_CLOSE, Dialect, Scanner, Spans
 from deck.source.toc import toc_title, with_toc
 
 SLIDES_PER_PART = 6
@@ -146,7 +151,8 @@ def parts(
         meta=meta or {},
         slide_level=deck_option(values or {}, "slide-level", 2),
     )
-    outline, _, _, at = parse_part(path, rel, text, body, len(lines), dialect)
+    spans = spanning(rel, text, body, dialect, diagnostics)
+    outline, _, _, at = parse_part(path, rel, text, body, len(lines), dialect, spans)
     starts = [i for s, i in zip(outline, at, strict=True) if not hidden_start(s, lines[i], dialect)]
     if any(s.level == 1 for s in outline):
         cuts = [i for s, i in zip(outline, at, strict=True) if s.level == 1]
@@ -167,7 +173,7 @@ def parts(
     earlier: list[Cell] = []
     names: set[str] = set()
     for k, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
-        slides, inlines, problems, at = parse_part(path, rel, text, start, end, dialect)
+        slides, inlines, problems, at = parse_part(path, rel, text, start, end, dialect, spans)
         diagnostics.extend(problems)
         first_lines = [lines[i] for i in at]
         slides = [deck_wide(s, config) for s in merge_hidden(slides, first_lines, dialect)]
@@ -274,11 +280,70 @@ def parse_part(
     start: int,
     end: int,
     dialect: Dialect,
+    spans: Spans | None = None,
 ) -> tuple[list[Slide], list[InlineExpr], list[Diagnostic], list[int]]:
     """Lines `start:end` (0-based) of a longer text, which must begin at a slide break: its
     slides, inline expressions (numbered from 0), problems at the lines where they were
     written, and the line index each slide starts at."""
     lines, origins = text
-    scanner = Scanner(rel, lines[:end], dialect, pos=start, origins=origins)
+    scanner = Scanner(rel, lines[:end], dialect, pos=start, origins=origins, spans=spans or Spans())
     slides = scanner.slides()
     return slides, scanner.inlines, scanner.diagnostics, scanner.starts
+
+
+def spanning(
+    rel: str, text: tuple[list[str], list[Loc]], body: int, dialect: Dialect, out: list[Diagnostic]
+) -> Spans:
+    """The `.content-visible`/`.content-hidden` blocks that hold slide breaks (a `##` heading
+    inside a div at the top of a slide), read over the whole file since a part may begin inside
+    one. Quarto keeps a shown one's content as it stands, so its headings make slides (its
+    `:::` lines are skipped); a left-out one goes whole (its cells still run, showing nothing)."""
+    lines, origins = text
+    reader = Scanner(rel, lines, dialect, origins=origins)
+    pairs: dict[int, int] = {}  # each `:::` opener → its closing line
+    stack: list[int] = []
+    k = body
+    while k < len(lines):
+        if FENCE_OPEN.match(lines[k]):  # past the code (its closing line: the same marker)
+            marker = re.escape(lines[k].lstrip()[0]) + "{3,}"
+            k = next((j for j in range(k + 1, len(lines)) if re.match(marker, lines[j])), k)
+        elif DIV_CLOSE.match(lines[k]) or (stack and GLUED_CLOSE.match(lines[k])):
+            if stack:
+                pairs[stack.pop()] = k
+        elif DIV_OPEN.match(lines[k]):
+            stack.append(k)
+        k += 1
+    skip: set[int] = set()
+    hidden: set[int] = set()
+
+    def breaks(start: int, end: int) -> bool:
+        k = start + 1
+        while k < end:
+            if reader.heading(lines[k]) or reader.is_rule(k):
+                return True
+            k = pairs.get(k, k) + 1
+        return False
+
+    def walk(start: int, end: int) -> None:
+        k = start
+        while k < end:
+            close = pairs.get(k)
+            if close is None:
+                k += 1
+                continue
+            m = DIV_OPEN.match(lines[k])
+            assert m
+            spec = m.group(2)
+            parsed = parse_attrs(spec[1:-1]) if spec.startswith("{") else ((spec,), {})
+            if parsed is not None and kind_for(parsed[0]) is VISIBILITY and breaks(k, close):
+                opening = Opening(k, m.group(1), spec, *parsed)
+                if shown(reader, opening):
+                    skip.update((k, close))
+                    walk(k + 1, close)
+                else:
+                    hidden.add(k)
+            k = close + 1
+
+    walk(body, len(lines))
+    out.extend(d for d in reader.diagnostics if d.loc in {reader.loc(k) for k in skip})
+    return Spans(frozenset(skip), frozenset(hidden))

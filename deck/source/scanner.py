@@ -40,9 +40,10 @@ DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 BARE_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*$")  # a code fence's closing line
 DIV_CLOSE_RUN = re.compile(r"^(:{3,})\s*$")
 GLUED_CLOSE = re.compile(r"^(?!:)(.*?\S)\s*:{3,}\s*$")  # `text :::` in a Quarto file
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")  # a slide's when its level ≤ the slide level
-HEADING_ATTRS = re.compile(r"^(.*?)\s+\{([^{}]*)\}$")
-ONLY_ATTRS = re.compile(r"^\{([^{}]*)\}$")  # `## {background-image="a.png"}`: no title
+# A slide's when its level ≤ the slide level; a bare `##` too (Pandoc: an untitled slide)
+HEADING = re.compile(r"^(#{1,6})(?:[ \t]+(.*?))?\s*$")
+# `## Title {.a}`, `## {.a}` (no title) and `# Title{.a}` (glued, as Pandoc also reads it)
+HEADING_ATTRS = re.compile(r"^(.*?)(\s*)\{([^{}]*)\}$")
 UNCLOSED_ATTRS = re.compile(r"\s\{[^{}$]*$")
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
@@ -66,6 +67,16 @@ class Dialect:
 LESSON = Dialect()
 
 
+@dataclass(frozen=True)
+class Spans:
+    """`.content-visible`/`.content-hidden` blocks holding slide breaks, in a Quarto file
+    (`deck.source.qmd.spanning`): a shown one's `:::` lines are read as absent (its headings
+    make slides); a left-out one's headings are its text, not slides (the opener's index)."""
+
+    skip: frozenset[int] = frozenset()
+    hidden: frozenset[int] = frozenset()
+
+
 @dataclass
 class Scanner(CodeReader):
     """Walks one section file's lines. Holds only parse state; the result is immutable."""
@@ -81,6 +92,7 @@ class Scanner(CodeReader):
     open: list[Opening] = field(default_factory=list)  # the `:::` blocks being read
     closed_by: dict[int, int] = field(default_factory=dict)  # opener → the line closing it
     starts: list[int] = field(default_factory=list)  # the line index each slide began at
+    spans: Spans = Spans()
 
     def loc(self, index: int) -> Loc:
         if self.origins is not None and index < len(self.origins):
@@ -130,6 +142,9 @@ class Scanner(CodeReader):
             i, line = self.pos, self.lines[self.pos]
             if (top or self.ends_slide(line)) and (self.heading(line) or self.is_rule(i)):
                 break
+            if i in self.spans.skip:
+                self.pos += 1
+                continue
             glued = not top and self.dialect.quarto and GLUED_CLOSE.match(line)
             if glued:  # `text :::` closes the block (Pandoc's reading)
                 prose.append((i, glued.group(1)))
@@ -175,6 +190,8 @@ class Scanner(CodeReader):
         """Inside a block, a `#`/`##` heading starts the next slide, unless the innermost
         block takes headings (a callout's title, a tabset's tabs)."""
         inner = self.open[-1].classes if self.open else ()
+        if any(o.start in self.spans.hidden for o in self.open):
+            return False
         return not any(c.startswith(("callout", "panel-tabset")) for c in inner)
 
     def is_rule(self, i: int) -> bool:
@@ -312,15 +329,15 @@ class Scanner(CodeReader):
             attrs: dict[str, str] = {}
             if heading:
                 level = len(heading.group(1))
-                title = heading.group(2)
-                attr_text = HEADING_ATTRS.match(title) or ONLY_ATTRS.match(title)
+                title = heading.group(2) or ""
+                attr_text = HEADING_ATTRS.match(title)
                 if attr_text:
-                    parsed = parse_attrs(attr_text.group(attr_text.lastindex or 1))
-                    if parsed is None:
+                    parsed = parse_attrs(attr_text.group(3))
+                    glued = attr_text.group(1) and not attr_text.group(2)  # `f{x}`: text
+                    if parsed is not None:
+                        title, (classes, attrs) = attr_text.group(1), parsed
+                    elif not glued:
                         self.error(i, "attr", f"cannot read slide attributes in `{line.strip()}`")
-                    else:
-                        title = attr_text.group(1) if attr_text.lastindex == 2 else ""
-                        classes, attrs = parsed
                 elif UNCLOSED_ATTRS.search(title):
                     self.error(i, "attr", f"slide attributes not closed in `{line.strip()}`")
                 title = self.inline(title, i) or None
