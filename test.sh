@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
-# Runs the whole test suite (setting up first if this clone has not been set up yet).
+# The test suite (setting up first if this clone has not been set up yet):
+#   bash test.sh --all   everything: ruff, mypy, every test, then the lesson's robustness check
+#                        (the README's second command; .ci/run runs it)
+#   bash test.sh         the same without the tests marked `slow` (the lesson's training claims
+#                        recomputed, the reference deck, builds killed at random moments…) and
+#                        without the robustness check: the edit loop's suite
+#   bash test.sh ARGS    ruff, mypy, then `pytest -n 2 ARGS` (e.g. `-k softmax`; `-m slow`)
 set -euo pipefail
 cd "$(dirname "$0")"
+all=0
+if [ "${1:-}" = "--all" ]; then
+  all=1
+  shift
+fi
 bash setup.sh --no-build
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # a layout check's warm browser (deck/publish/layoutd.py) ends 5 s after its last request, so
@@ -10,9 +21,13 @@ export DECK_LAYOUTD_IDLE="${DECK_LAYOUTD_IDLE:-5}"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/python -m mypy  # the engine's types (pyproject.toml, [tool.mypy])
-.venv/bin/python -m pytest -n 2 "$@"
-if [ "$#" -eq 0 ]; then
-  # the whole suite: the lesson's training claims under every CPU capability this machine has,
-  # math-library threads 1 and 2 and seeds beyond the slides' (README, "Any machine")
+if [ "$all" -eq 1 ]; then
+  .venv/bin/python -m pytest -n 2 "$@"
+  # the lesson's training claims under every CPU capability this machine has, math-library
+  # threads 1 and 2 and seeds beyond the slides' (README, "Any machine")
   .venv/bin/python tests/content/robustness.py --ci
+elif [ "$#" -eq 0 ]; then
+  .venv/bin/python -m pytest -n 2 -m "not slow"
+else
+  .venv/bin/python -m pytest -n 2 "$@"
 fi

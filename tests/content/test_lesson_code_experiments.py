@@ -70,11 +70,13 @@ def results() -> dict:
     return run_all()
 
 
+@pytest.mark.slow
 def test_json_serialisable_and_identical_in_same_process(results):
     again = run_all()
     assert json.dumps(results, sort_keys=True) == json.dumps(again, sort_keys=True)
 
 
+@pytest.mark.slow
 def test_identical_in_fresh_process(results):
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONHASHSEED="12345")
     proc = subprocess.run(

@@ -284,6 +284,7 @@ def random_bert(bert, init_std: float, seed: int):
     return model
 
 
+@pytest.mark.slow
 def test_a_random_encoder_that_mixes_context_is_a_control_that_could_fail(
     lesson: Built, bert, untrained_bert
 ):
@@ -481,6 +482,7 @@ def train_torch_encoder(variant: str, lr: float, steps: int = 150) -> float:
     return sum(losses[-20:]) / 20
 
 
+@pytest.mark.slow
 def test_layernorm_comparison_holds_for_pytorch_encoders(lesson: Built):
     chance = math.log(10)
     # the lesson's table: first row of numbers per variant, "第 N 步发散" where it diverged

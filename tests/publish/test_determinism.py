@@ -37,6 +37,7 @@ def normalised(path: Path) -> bytes:
     return DATES.sub(b"/\\1 (D:0)", path.read_bytes())
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_two_clean_builds_are_byte_identical(tmp_path: Path):
     roots = [tmp_path / "a", tmp_path / "b"]

@@ -400,6 +400,7 @@ def test_without_a_venv_build_py_says_how_to_set_up(tmp_path: Path):
 # ---- the kill test ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_build_killed_at_random_moments_leaves_the_old_or_new_deck(tmp_path: Path):
     """SIGKILL a real build (with PDFs) while it executes, renders and prints; afterwards
     dist/ holds a complete deck (the old or the new one) and the next build succeeds."""

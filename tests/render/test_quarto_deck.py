@@ -270,6 +270,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Built:
     return Built(root, "attention", proc)
 
 
+@pytest.mark.slow
 def test_reference_deck_builds_with_every_slide_in_pages(reference: Built):
     from pypdf import PdfReader
 
@@ -280,6 +281,7 @@ def test_reference_deck_builds_with_every_slide_in_pages(reference: Built):
     assert len(PdfReader(reference.out / "slides.pdf").pages) == expected
 
 
+@pytest.mark.slow
 def test_reference_deck_notes_are_on_their_slides(reference: Built):
     lines = REFERENCE.read_text().split("\n")
     notes = {}  # the line of the slide's `##` → the first line of its notes
@@ -300,6 +302,7 @@ def test_reference_deck_notes_are_on_their_slides(reference: Built):
         assert first in shown, (line, first)
 
 
+@pytest.mark.slow
 def test_reference_deck_math_is_all_typeset(reference: Built):
     text = REFERENCE.read_text()
     prose = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)  # math in code is Python
@@ -310,6 +313,7 @@ def test_reference_deck_math_is_all_typeset(reference: Built):
     assert "$" not in re.sub(r"<script\b.*?</script>", "", visible, flags=re.S)
 
 
+@pytest.mark.slow
 def test_reference_deck_figures_and_values(reference: Built):
     values = json.loads((reference.out / "values.json").read_text())
     assert len(values["figures"]) == REFERENCE.read_text().count("plt.show()") == 3
