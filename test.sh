@@ -5,7 +5,7 @@
 #   bash test.sh         the same without the tests marked `slow` (the lesson's training claims
 #                        recomputed, the reference deck, builds killed at random moments…) and
 #                        without the robustness check: the edit loop's suite
-#   bash test.sh ARGS    ruff, mypy, then `pytest -n 2 ARGS` (e.g. `-k softmax`; `-m slow`)
+#   bash test.sh ARGS    ruff, mypy, then `pytest -n 2 --dist worksteal ARGS` (e.g. `-k softmax`; `-m slow`)
 set -euo pipefail
 cd "$(dirname "$0")"
 all=0
@@ -22,12 +22,12 @@ export DECK_LAYOUTD_IDLE="${DECK_LAYOUTD_IDLE:-5}"
 .venv/bin/ruff format --check .
 .venv/bin/python -m mypy  # the engine's types (pyproject.toml, [tool.mypy])
 if [ "$all" -eq 1 ]; then
-  .venv/bin/python -m pytest -n 2 "$@"
+  .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
   # the lesson's training claims under every CPU capability this machine has, math-library
   # threads 1 and 2 and seeds beyond the slides' (README, "Any machine")
   .venv/bin/python tests/content/robustness.py --ci
 elif [ "$#" -eq 0 ]; then
-  .venv/bin/python -m pytest -n 2 -m "not slow"
+  .venv/bin/python -m pytest -n 2 --dist worksteal -m "not slow"
 else
-  .venv/bin/python -m pytest -n 2 "$@"
+  .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
 fi

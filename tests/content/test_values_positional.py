@@ -232,6 +232,7 @@ def independent_extrapolation(seed: int, train_len: int, test_len: int) -> dict[
     return accuracy
 
 
+@pytest.mark.slow
 def test_extrapolation_fails_below_chance_for_an_independent_model_too(lesson: Built):
     train_len, test_len = int(lesson.number("train_len")), int(lesson.number("test_len"))
     for seed in range(3):

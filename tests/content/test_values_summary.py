@@ -197,6 +197,7 @@ def far_ratio_with_torch_rnn(seed: int, min_distance: int, gain: float = 1.0) ->
     return float(att_norm.flip(0)[min_distance:].mean() / rnn_norm.flip(0)[min_distance:].mean())
 
 
+@pytest.mark.slow
 def test_gradient_spread_with_torch_rnn(lesson: Built):
     """The range of ratios over seeds, recomputed; section 1 and the recap show the same range."""
     far = int(lesson.number('sum_spread["min_distance"]'))
