@@ -29,9 +29,11 @@ class Match:
 
 def _library() -> ctypes.CDLL | None:
     if not _LIB:
-        name = ctypes.util.find_library("fontconfig") or "libfontconfig.so.1"
         try:
-            lib = ctypes.CDLL(name)
+            try:
+                lib = ctypes.CDLL("libfontconfig.so.1")  # (Linux; find_library runs ldconfig)
+            except OSError:
+                lib = ctypes.CDLL(ctypes.util.find_library("fontconfig") or "libfontconfig.so")
             lib.FcInitLoadConfigAndFonts.restype = P
             lib.FcNameParse.restype = P
             lib.FcNameParse.argtypes = [ctypes.c_char_p]
