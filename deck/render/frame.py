@@ -111,8 +111,10 @@ def deck_settings(
     families = theme_families(settings.theme, imported)
     if families:
         deck.options["fonts"] = families
-    if settings.theme_files:  # the author's .scss over the theme, compiled by dart-sass
-        css, problems = compile_theme(settings.theme_files, lesson.path, folder_loc, cache)
+    if settings.theme_files:  # the author's .scss over the base theme, compiled by dart-sass
+        css, problems = compile_theme(
+            settings.theme_files, lesson.path, folder_loc, cache, settings.theme
+        )
         deck.warnings.extend(p for p in problems if p.severity != "error")
         deck.errors.extend(p for p in problems if p.severity == "error")
         if css is not None:

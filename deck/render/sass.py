@@ -33,42 +33,11 @@ SCRIPT = STATIC / "sass_compile.cjs"
 SECTION = re.compile(r"^/\*--\s*scss:(\w+)\s*--\*/\s*$", re.M)
 WEB_IMPORT = re.compile(r"""^\s*@import\s+url\(\s*["']?(https?:[^)"']+)["']?\s*\)\s*;?\s*$""", re.M)
 
-# Quarto's revealjs theme variables (their defaults are the deck's look) → the deck's styles.
-DEFAULTS = """
-$body-bg: #fff !default;
-$body-color: #1c2733 !default;
-$link-color: #1a5fb4 !default;
-$font-family-sans-serif: "Noto Sans CJK SC", "DejaVu Sans", sans-serif !default;
-$font-family-monospace: "DejaVu Sans Mono", monospace !default;
-$presentation-heading-font: $font-family-sans-serif !default;
-$presentation-heading-color: $body-color !default;
-$presentation-heading-font-weight: 700 !default;
-$presentation-heading-text-transform: none !default;
-$code-block-bg: #f6f8fa !default;
-$code-color: $body-color !default;
-$selection-bg: #b4d5fe !default;
-"""
-RULES = """
-html.deck-theme-custom, html.deck-theme-custom body,
-html.deck-theme-custom .reveal-viewport { background: $body-bg; }
-html.deck-theme-custom .reveal {
-  color: $body-color; font-family: $font-family-sans-serif;
-  --deck-accent: #{$link-color}; --r-link-color: #{$link-color};
-  --r-heading-color: #{$presentation-heading-color};
-  --r-code-font: #{$font-family-monospace};
-}
-html.deck-theme-custom .reveal h1, html.deck-theme-custom .reveal h2,
-html.deck-theme-custom .reveal h3 {
-  color: $presentation-heading-color; font-family: $presentation-heading-font;
-  font-weight: $presentation-heading-font-weight;
-  text-transform: $presentation-heading-text-transform;
-}
-html.deck-theme-custom .reveal a { color: $link-color; }
-html.deck-theme-custom .reveal .highlight, html.deck-theme-custom .reveal pre.stdout {
-  background: $code-block-bg; }
-html.deck-theme-custom .reveal code { color: $code-color; }
-html.deck-theme-custom .reveal ::selection { background: $selection-bg; }
-"""
+# Quarto's revealjs theme variables and the rules that draw the deck with them (as Quarto's
+# `quarto.scss`), and each base theme as a Quarto theme file (as Quarto's `themes/*.scss`).
+VARIABLES = STATIC / "quarto-theme.scss"
+BASES = STATIC / "quarto-themes"
+KINDS = ("uses", "functions", "defaults", "mixins", "rules")
 
 
 def sections(text: str) -> list[tuple[str, int, str]]:
@@ -127,21 +96,45 @@ def web_fonts(files: tuple[str, ...], folder: Path) -> list[str]:
 Piece = tuple[str | None, int, str]  # (the author's file, or None for the engine's; line; text)
 
 
+Layer = tuple[str | None, list[tuple[str, int, str]]]  # (its file, or None; its sections)
+
+
+def layered(base: str, layers: list[Layer]) -> list[Piece]:
+    """The pieces compiled, as Quarto layers them: Quarto's theme variables (VARIABLES), the
+    base theme (`base`: one of BASES, as `theme:` names it) and the author's `layers` (in
+    `theme:`'s order). Uses, mixins and rules run in that order (functions too, the
+    variables' own last); defaults the other way, the last file's first, then the earlier files', the base theme's and the
+    variables' own, so that with `!default` the author's values win."""
+    engine: list[Layer] = [(None, sections(VARIABLES.read_text("utf-8")))]
+    if (BASES / f"{base}.scss").is_file():
+        engine.append((None, sections((BASES / f"{base}.scss").read_text("utf-8"))))
+    order = [*engine, *layers]
+
+    def of(kind: str, order: list[Layer]) -> list[Piece]:
+        return [(name, line, text) for name, cut in order for key, line, text in cut if key == kind]
+
+    # (the variables' own functions after the others: an author's `@use` may open theirs)
+    functions = of("functions", [*order[1:], order[0]])
+    defaults = of("defaults", order[::-1])
+    return [*of("uses", order), *functions, *defaults, *of("mixins", order), *of("rules", order)]
+
+
 def compile_theme(
-    files: tuple[str, ...], folder: Path, loc: Loc, cache: Path | None
+    files: tuple[str, ...], folder: Path, loc: Loc, cache: Path | None, base: str = "default"
 ) -> tuple[str | None, list[Diagnostic]]:
-    """The CSS of the author's theme files over the deck, or None with the errors (each at its
-    file's line: `loc` is the folder as messages name it)."""
+    """The CSS of the author's theme files over the base theme `base` and the deck, or None
+    with the errors (each at its file's line: `loc` is the folder as messages name it)."""
     problems: list[Diagnostic] = []
-    parts: dict[str, list[Piece]] = {"functions": [], "mixins": [], "defaults": [], "rules": []}
+    layers: list[Layer] = []
     css = ""
     for name in files:
-        text = decoded((folder / name).read_bytes(), str(Path(loc.path) / name))
+        shown = str(Path(loc.path) / name)
+        text = decoded((folder / name).read_bytes(), shown)
         if isinstance(text, Diagnostic):
             problems.append(text)
             continue
         for m in WEB_IMPORT.finditer(text):
-            at = Loc(str(Path(loc.path) / name), text.count("\n", 0, m.start()) + 1)
+            at = Loc(shown, text.count("\n", 0, m.start()) + 1)
             message = web_import_note(m.group(1))
             if message:
                 problems.append(Diagnostic(at, "theme", message, "warning"))
@@ -149,12 +142,18 @@ def compile_theme(
         if name.lower().endswith(".css"):
             css += text + "\n"
             continue
-        for key, line, value in sections(text):
-            parts.setdefault(key, []).append((name, line, value))
+        for m in SECTION.finditer(text):
+            if m.group(1) not in KINDS:
+                message = (
+                    f"`scss:{m.group(1)}` is not one of Quarto's sections "
+                    f"({', '.join(KINDS)}): its text is not compiled"
+                )
+                at = Loc(shown, text.count("\n", 0, m.start()) + 1)
+                problems.append(Diagnostic(at, "theme", message, "warning"))
+        layers.append((name, sections(text)))
     if any(p.severity == "error" for p in problems):
         return None, problems
-    pieces = [*parts["functions"], *parts["mixins"], *parts["defaults"]]
-    pieces += [(None, 1, DEFAULTS), (None, 1, RULES), *parts["rules"]]
+    pieces = layered(base, layers)
     scss = "".join(text + "\n" for _, _, text in pieces)
     # the load paths (as Quarto's): each .scss theme file's folder, in order
     paths = [str((folder / n).parent) for n in files if not n.lower().endswith(".css")]
@@ -203,18 +202,16 @@ def failure(result: dict, pieces: list[Piece], folder: Path, loc: Loc) -> Diagno
         text = decoded(path.read_bytes(), shown(str(path)))
         if isinstance(text, Diagnostic):
             return text
-    line = int(result.get("line") or 0)
+    line, note = int(result.get("line") or 0), ""
     if result.get("file"):
         at = Loc(shown(result["file"]), max(line, 1))
     else:
-        named = next((n for n, _, _ in pieces if n), None)
-        fallback = Loc(str(Path(loc.path) / named), 1) if named else loc  # the engine's text
-        at, start = fallback, 1
-        for name, first, text in pieces:  # the piece holding the line (the last, at the end)
-            if start <= line:
-                local = min(line - start, max(len(text.splitlines()), 1) - 1)
-                at = Loc(str(Path(loc.path) / name), first + local) if name else fallback
-            start += text.count("\n") + 1
+        at, engine = _holding(pieces, line, loc)
+        if engine is not None:  # Quarto's variables failed on a value the author set
+            at, set_at = _setting(pieces, engine, at, loc)
+            if set_at:
+                note = f" (in Quarto's theme variables: `{engine.strip()}`, with {set_at})"
+    written = f"`{result['text']}`" if result.get("text") else ""
     written = f"`{result['text']}`" if result.get("text") else ""
     if result.get("outside"):
         quoted = re.search(r"[\"']([^\"']*)[\"']", str(result.get("text") or ""))
@@ -225,7 +222,36 @@ def failure(result: dict, pieces: list[Piece], folder: Path, loc: Loc) -> Diagno
         )
         return Diagnostic(at, "path", message)
     said = f"{result.get('error') or 'failed'}" + (f": {written}" if written else "")
-    return Diagnostic(at, "theme", f"dart-sass: {said}")
+    return Diagnostic(at, "theme", f"dart-sass: {said}{note}")
+
+
+def _holding(pieces: list[Piece], line: int, loc: Loc) -> tuple[Loc, str | None]:
+    """Where line `line` of the text compiled was written: the author's file and line, or
+    (for the engine's text) the first author file's first line and that line's text."""
+    named = next((n for n, _, _ in pieces if n), None)
+    fallback = Loc(str(Path(loc.path) / named), 1) if named else loc
+    at, engine, start = fallback, None, 1
+    for name, first, text in pieces:  # the piece holding the line (the last, at the end)
+        if start <= line:
+            lines = text.splitlines() or [""]
+            local = min(line - start, len(lines) - 1)
+            at = Loc(str(Path(loc.path) / name), first + local) if name else fallback
+            engine = None if name else lines[local]
+        start += text.count("\n") + 1
+    return at, engine
+
+
+def _setting(pieces: list[Piece], engine: str, at: Loc, loc: Loc) -> tuple[Loc, str]:
+    """The author's line setting a variable the failing engine line `engine` reads (the first
+    compiled: theirs win), and how the message names it; else `at` and ""."""
+    assigned = re.match(r"\s*\$([\w-]+)\s*:", engine)
+    read = [v for v in re.findall(r"\$([\w-]+)", engine) if not assigned or v != assigned[1]]
+    for name, first, text in pieces:
+        for k, written in enumerate(text.splitlines()) if name else ():
+            m = re.match(r"\s*\$([\w-]+)\s*:", written)
+            if m and m[1] in read:
+                return Loc(str(Path(loc.path) / name), first + k), f"`${m[1]}` as set here"
+    return at, ""
 
 
 def sass_version() -> str:
