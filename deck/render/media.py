@@ -16,7 +16,7 @@ from deck.errors import Diagnostic, Loc
 from deck.render.frame import media_path
 from deck.render.htmltext import file_attributes
 from deck.render.store import MediaFile
-from deck.source.contain import outside
+from deck.source.contain import from_root, outside, shown_root
 
 RAW_MEDIA_ATTRS = ("src", "poster")  # of raw HTML's <img>, <video>, <audio> and <source>
 IMAGE_TOKEN = re.compile("\u2063I(\\d+)\u2063")  # a Markdown image's src, while raw HTML is read
@@ -34,7 +34,9 @@ class SectionFiles:
     def publish(self, src: str, loc: Loc) -> str | None:
         """The src to publish a file with (URL-quoted, under `media/`); None and an error at
         `loc` when it is not there. (What the author wrote is contained at load, by
-        `deck.source.contain`; the publish stage checks again.)"""
+        `deck.source.contain`; the publish stage checks again.) A project-root path
+        (`/images/x.png` in a Quarto project) is read from the project's folder."""
+        src = from_root(self.folder, src)
         if not (self.folder / unquote(src)).is_file():
             message = f"file `{src}` not found (paths are read from {self.folder})"
             self.diagnostics.append(Diagnostic(loc, "media", message))
@@ -60,10 +62,10 @@ class SectionFiles:
                 return None  # (a Markdown image's src: published already)
             offset = source.find(markup[at : markup.find(">", at) + 1])
             line = loc.line + (source.count("\n", 0, offset) if offset >= 0 else 0)
-            if outside(self.folder, src):
+            if outside(self.folder, from_root(self.folder, src)):
                 message = (
-                    f"file `{src}` is outside the project folder {self.folder}: a build "
-                    "publishes only files inside it (copy the file into the folder)"
+                    f"file `{src}` is outside the project folder {shown_root(self.folder)}: "
+                    "a build publishes only files inside it (copy the file into the folder)"
                 )
                 self.diagnostics.append(Diagnostic(Loc(loc.path, line), "media", message))
                 return None
