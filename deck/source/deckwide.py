@@ -5,18 +5,126 @@ title slide, as Quarto makes one from the front matter; the class every slide ge
 from __future__ import annotations
 
 import dataclasses
+import html
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from deck.errors import Diagnostic
 from deck.model import Block, Div, LessonConfig, Loc, Prose, Section, Slide
-from deck.source.contain import outside
-from deck.source.qmdconfig import deck_option
+from deck.source.config import _names
+from deck.source.contain import from_root, outside
+from deck.source.schema import as_text
 from deck.source.toc import toc_title, with_toc
 
 # What the slide shows under the title, in Quarto's order (`course` stands where Quarto puts
 # the `institute`; a .qmd has none)
 LINES = ("subtitle", "author", "course", "date")
+
+
+@dataclasses.dataclass(frozen=True)
+class Author:
+    """One author as Quarto normalizes them: a name, affiliations by name, and `ref`s to the
+    top-level `affiliations:` entries' ids (`byline` resolves those)."""
+
+    name: str
+    affiliations: tuple[str, ...] = ()
+    refs: tuple[str, ...] = ()
+
+
+class Authors(str):
+    """The names as one text ("A, B": the PDFs', the course page's), with each `Author` (the
+    title slide shows their affiliations)."""
+
+    people: tuple[Author, ...]
+
+    def __new__(cls, people: tuple[Author, ...]) -> Authors:
+        made = super().__new__(cls, ", ".join(p.name for p in people))
+        made.people = people
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Authors, (self.people,))
+
+
+def _affiliation(item: Any) -> tuple[str | None, str | None]:
+    """(name, ref) of an affiliation: text, `{name: …}` or `{ref: id}`."""
+    if isinstance(item, dict):
+        ref = item.get("ref")
+        return (None, as_text(ref)) if ref is not None else (as_text(item.get("name", "")), None)
+    return as_text(item), None
+
+
+def read_authors(value: Any) -> Authors:
+    """`author:` as a lesson's reads it (`_names`), each author's affiliations kept."""
+    _names(value)  # (its checks)
+    people = []
+    for item in value if isinstance(value, list) else [value]:
+        found = (
+            item.get("affiliations", item.get("affiliation", [])) if isinstance(item, dict) else []
+        )
+        pairs = [_affiliation(a) for a in (found if isinstance(found, list) else [found])]
+        names, refs = tuple(n for n, _ in pairs if n), tuple(r for _, r in pairs if r)
+        people.append(Author(_names([item]), names, refs))
+    return Authors(tuple(people))
+
+
+def read_affiliations(value: Any) -> dict[str, str]:
+    """Top-level `affiliations:` → {id: name} (an entry without an id goes by its name)."""
+    out: dict[str, str] = {}
+    for item in value if isinstance(value, list) else [value]:
+        name, _ = _affiliation(item)
+        key = as_text(item.get("id", name)) if isinstance(item, dict) else name
+        out[key or ""] = name or ""
+    return out
+
+
+def read_institutes(value: Any) -> tuple[str, ...]:
+    return tuple(as_text(v) for v in (value if isinstance(value, list) else [value]))
+
+
+def byline(
+    authors: str | None, affiliations: dict[str, str], institutes: tuple[str, ...]
+) -> str | None:
+    """The authors with their affiliations as Quarto attaches them: `ref`s looked up in the
+    top-level `affiliations:`, then `institute:` in order, the first to the first author, the
+    second to the second…, the rest to the last (none without an author)."""
+    if not isinstance(authors, Authors):
+        return authors
+    people = [
+        (p.name, [*p.affiliations, *(affiliations.get(r, r) for r in p.refs)])
+        for p in authors.people
+    ]
+    for k, institute in enumerate(institutes):
+        if people:
+            shown = people[min(k, len(people) - 1)][1]
+            shown += [] if institute in shown else [institute]
+    return Authors(tuple(Author(name, tuple(names)) for name, names in people))
+
+
+def author_block(author: str, at: Loc) -> Block:
+    """The title slide's authors: a line of names; with affiliations, each author's name over
+    theirs, in Quarto's classes (`quarto-title-author-name`, `quarto-title-affiliation`)."""
+    people = author.people if isinstance(author, Authors) else ()
+    if not any(p.affiliations for p in people):
+        return Div(("author",), {}, (Prose(author, at),), at)
+    shown = tuple(
+        Div(
+            ("quarto-title-author",),
+            {},
+            (
+                Div(("quarto-title-author-name",), {}, (Prose(p.name, at),), at),
+                *(
+                    Div(("quarto-title-affiliation",), {}, (Prose(a, at),), at)
+                    for a in p.affiliations
+                ),
+            ),
+            at,
+        )
+        for p in people
+    )
+    return Div(("quarto-title-authors",), {}, shown, at)
 
 
 def title_slide(
@@ -32,7 +140,8 @@ def title_slide(
         value = getattr(config, key)
         if value:
             at = locs.get(key, loc)
-            blocks.append(Div((key,), {}, (Prose(value, at),), at))
+            line = Div((key,), {}, (Prose(value, at),), at)
+            blocks.append(author_block(value, at) if key == "author" else line)
     attrs = {"id": "title-slide"}
     classes = ["title-slide", "quarto-title-block"]
     for key, value in (attributes or {}).items():
@@ -52,31 +161,46 @@ def read_includes(
     diagnostics: list[Diagnostic],
 ) -> LessonConfig:
     """`include-in-header` (and `-before-body`, `-after-body`) files read into the config: HTML
-    the author placed in the page, from files inside the project."""
+    the author placed in the page, from files inside the project. The files the settings name
+    are checked there; a project-root path (`/css/x.css` in a Quarto project) becomes one from
+    `folder`, and a raw `<img>` in the footer a Markdown image, so it is published as one."""
     out = []
     for where, kind, text in config.slides.includes:
         key = f"include-{where}"
         loc = next((v for k, v in locs.items() if k.split(".")[-1] == key), Loc(rel, 1))
         if kind == "file":
-            target = folder / text
+            name, text = text, from_root(folder, text)
             if outside(folder, text):
                 diagnostics.append(
-                    Diagnostic(loc, "path", f"{key} `{text}` lies outside the project")
+                    Diagnostic(loc, "path", f"{key} `{name}` lies outside the project")
                 )
                 continue
             try:
-                text = target.read_text("utf-8")
+                text = (folder / text).read_text("utf-8")
             except (OSError, UnicodeDecodeError) as e:
-                diagnostics.append(Diagnostic(loc, "path", f"{key} `{text}` cannot be read: {e}"))
+                diagnostics.append(Diagnostic(loc, "path", f"{key} `{name}` cannot be read: {e}"))
                 continue
         out.append((where, "text", text))
-    slides = dataclasses.replace(config.slides, includes=tuple(out))
+    settings = config.slides
+    slides = dataclasses.replace(
+        settings,
+        includes=tuple(out),
+        logo=from_root(folder, settings.logo) if settings.logo else settings.logo,
+        css=tuple(from_root(folder, css) for css in settings.css),
+        theme_files=tuple(from_root(folder, name) for name in settings.theme_files),
+        footer=footer_images(settings.footer, folder) if settings.footer else settings.footer,
+    )
     cited = config.citations
+    cited = dataclasses.replace(
+        cited,
+        bibliography=tuple(from_root(folder, name) for name in cited.bibliography),
+        csl=from_root(folder, cited.csl) if cited.csl else cited.csl,
+    )
     at = locs.get("bibliography", Loc(rel, 1))
     files = (
         ("bibliography", cited.bibliography),
         ("csl", (cited.csl or "",)),
-        ("theme", config.slides.theme_files),
+        ("theme", slides.theme_files),
     )
     for key, names in files:
         for name in filter(None, names):
@@ -90,6 +214,40 @@ def read_includes(
     return dataclasses.replace(config, slides=slides, citations=citations)
 
 
+RAW_IMG = re.compile(r"<img\b([^>]*?)/?>", re.I)
+HTML_ATTR = re.compile(r"""([\w:-]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?""")
+
+
+def footer_images(footer: str, folder: Path) -> str:
+    """The front matter's `footer:` with each raw `<img src="logo.png" …>` naming a local file
+    written as the Markdown image it is (`![](logo.png){height="20"}`), so the footer's files
+    are published as its Markdown images are; project-root paths made from `folder`."""
+
+    def markdown(m: re.Match[str]) -> str:
+        found = {
+            a.group(1).lower(): html.unescape(a.group(2) or a.group(3) or a.group(4) or "")
+            for a in HTML_ATTR.finditer(m.group(1))
+        }
+        src = found.pop("src", "")
+        if not src or not is_file_src(src):
+            return m.group(0)
+        # (the alt text as `fig-alt`: `![alt](…)` alone would make a captioned figure)
+        if "alt" in found:
+            found["fig-alt"] = found.pop("alt")
+        words = [f"#{found.pop('id')}"] if found.get("id") else []
+        words += [f".{c}" for c in found.pop("class", "").split()]
+        words += [f'{k}="{v.replace(chr(34), "&quot;")}"' for k, v in found.items()]
+        shown = f"![](<{from_root(folder, src)}>)"
+        return shown + (f"{{{' '.join(words)}}}" if words else "")
+
+    return RAW_IMG.sub(markdown, footer)
+
+
+def is_file_src(src: str) -> bool:
+    parts = urlsplit(src)
+    return not (parts.scheme or parts.netloc) or parts.scheme.lower() == "file"
+
+
 def dressed(
     sections: list[Section],
     config: LessonConfig,
@@ -100,6 +258,8 @@ def dressed(
     """A lesson's sections with what its settings add: the title slide (when it has a title,
     `title-slide` is not false and no slide of its own has the `.title-slide` class), the
     deck-wide classes (`smaller`, `scrollable`) and a contents slide (`toc`)."""
+    from deck.source.qmdconfig import deck_option  # (it reads this module's key checks)
+
     extra = tuple(c for c in ("smaller", "scrollable") if getattr(config.slides, c))
     if extra:
         sections = [

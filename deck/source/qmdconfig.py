@@ -10,6 +10,7 @@ import yaml
 from deck.errors import Diagnostic
 from deck.model import CitationConfig, ExecConfig, LessonConfig, Loc, SlideConfig
 from deck.source.config import EXEC_FIELDS, yaml_error
+from deck.source.deckwide import byline
 from deck.source.schema import Reading, Schema
 from deck.source.schemaqmd import (
     DECK_OPTIONS,
@@ -38,6 +39,8 @@ REVEAL_NAMES = {
     "view-distance": "viewDistance",
     "viewDistance": "viewDistance",
     "controls-tutorial": "controlsTutorial",
+    # (reveal.js has no such option: the deck's pass that stretches a lone image reads it)
+    "auto-stretch": "autoStretch",
 }
 
 
@@ -99,7 +102,11 @@ def quarto_config(values: dict[str, Any]) -> LessonConfig:
     return LessonConfig(
         title=values.get("title"),
         subtitle=values.get("subtitle"),
-        author=values.get("author") or values.get("authors"),
+        author=byline(
+            values.get("author") or values.get("authors"),
+            values.get("affiliations") or {},
+            values.get("institute") or (),
+        ),
         date=values.get("date"),
         lang=values.get("lang", QUARTO_SCHEMA.default("lang")),
         exec=ExecConfig(**{EXEC_FIELDS[k]: v for k, v in exec_values.items()}),

@@ -297,3 +297,30 @@ def ignored(help: str, note: str) -> Key:
 
 def section(help: str, keys: Schema) -> Key:
     return Key("mapping", help, keys=keys)
+
+
+def aliased(read: Reader, alias: Callable[[str], str | None], note: str) -> Reader:
+    """`read`, for a value (a name, or a mapping's keys) that may be written as an alias of the
+    name `read` knows (`alias(name)`: that name, or None): each alias read as that name, with a
+    warning at it (`name` + `note`); a key written as the name itself wins over its aliases."""
+
+    def as_name(node: yaml.Node, name: str) -> yaml.Node:
+        return yaml.ScalarNode(node.tag, name, node.start_mark, node.end_mark)
+
+    def read_aliased(node: yaml.Node, name: str, reading: Reading) -> Any:
+        if isinstance(node, yaml.ScalarNode) and alias(str(node.value)):
+            reading.warn(node, f"`{node.value}` {note}")
+            node = as_name(node, alias(str(node.value)) or "")
+        elif isinstance(node, yaml.MappingNode):
+            written = {str(k.value) for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+            pairs = []
+            for key, value in node.value:
+                known = alias(str(key.value)) if isinstance(key, yaml.ScalarNode) else None
+                if known and known not in written:
+                    reading.warn(key, f"`{key.value}` {note}")
+                    key, written = as_name(key, known), written | {known}
+                pairs.append((key, value))
+            node = yaml.MappingNode(node.tag, pairs, node.start_mark, node.end_mark)
+        return read(node, name, reading)
+
+    return read_aliased

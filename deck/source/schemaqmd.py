@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from deck.source.config import TITLE_KEYS, TOP_SCHEMA
+from deck.source.deckwide import read_affiliations, read_authors, read_institutes
 from deck.source.qmdchecks import (
     THEMES,
     _attributes,
@@ -28,7 +29,19 @@ from deck.source.qmdchecks import (
     _theme,
     format_reader,
 )
-from deck.source.schema import Invalid, Key, Schema, choice, flag, ignored, section, text
+from deck.source.schema import Invalid, Key, Schema, aliased, choice, flag, ignored, section, text
+
+
+def _extension(name: str) -> str | None:
+    """`clean-revealjs` (a Quarto extension's format, built on revealjs) reads as `revealjs`."""
+    return "revealjs" if name.endswith("-revealjs") else None
+
+
+NOT_EXTENDED = (
+    "is a Quarto extension's format: its options are read as `revealjs`'s; the extension "
+    "itself (its theme, filters, templates) is not applied"
+)
+
 
 TRANSITIONS = ("none", "fade", "slide", "convex", "concave", "zoom")
 REVEALS = "reveal.js's own"
@@ -168,7 +181,6 @@ REVEALJS_SCHEMA = Schema(
         **_not_applied(
             "auto-animate-duration",
             "auto-animate-easing",
-            "auto-stretch",
             "center-title-slide",
             "code-copy",
             "code-overflow",
@@ -229,6 +241,11 @@ REVEAL_OPTIONS: dict[str, Key] = {
     "view-distance": VIEW_DISTANCE,
     "viewDistance": dataclasses.replace(VIEW_DISTANCE, help="as `view-distance`"),
     "controls-tutorial": flag("reveal.js's hint to use the arrows", None, shown=REVEALS),
+    "auto-stretch": flag(
+        "a slide's lone image grows to the height the slide has left (`.nostretch` on the "
+        "slide or the image: not that one)",
+        True,
+    ),
 }
 EXECUTE_SCHEMA = Schema(
     "execute",
@@ -289,20 +306,35 @@ QUARTO_SCHEMA = Schema(
         **CITATIONS,
         "title": TITLE_KEYS["title"],
         "subtitle": TITLE_KEYS["subtitle"],
-        "author": TITLE_KEYS["author"],
+        "author": dataclasses.replace(
+            TITLE_KEYS["author"],
+            help=TITLE_KEYS["author"].help + "; each `affiliation`/`affiliations` under its name",
+            check=read_authors,
+        ),
         "authors": Key(
             "list",
             "Quarto's normalized form of `author`: `[{name: …, affiliations: …}]`",
-            TITLE_KEYS["author"].check,
+            read_authors,
         ),
-        "affiliations": Key("any", "accepted: shown with the authors by Quarto, read, not shown"),
+        "affiliations": Key(
+            "list",
+            "`- id: …` / `name: …` entries an author's `affiliations: [{ref: id}]` names",
+            read_affiliations,
+        ),
+        "institute": Key(
+            "text or list",
+            "affiliations in order: the first author's, the second's… (the last author takes "
+            "the rest), as Quarto attaches them",
+            read_institutes,
+        ),
         "date": TITLE_KEYS["date"],
         "lang": text("the deck's language: its UI strings, fonts", "en"),
         "format": Key(
             "`revealjs` or mapping",
-            "`revealjs`, or `revealjs:` with its options (the table above); another format is "
-            "a warning",
-            read=format_reader(QMD_REVEALJS_SCHEMA),
+            "`revealjs`, or `revealjs:` with its options (the table above); an extension's "
+            "`name-revealjs:` is read as `revealjs:` (a warning: the extension itself is not "
+            "applied); another format is a warning",
+            read=aliased(format_reader(QMD_REVEALJS_SCHEMA), _extension, NOT_EXTENDED),
         ),
         "execute": section("the cells' defaults (the table below)", EXECUTE_SCHEMA),
         "jupyter": Key(
@@ -331,7 +363,6 @@ QUARTO_SCHEMA = Schema(
             "description",
             "editor",
             "filters",
-            "institute",
             "keywords",
             "license",
             "lightbox",
