@@ -39,8 +39,6 @@ REVEAL_NAMES = {
     "view-distance": "viewDistance",
     "viewDistance": "viewDistance",
     "controls-tutorial": "controlsTutorial",
-    # (reveal.js has no such option: the deck's pass that stretches a lone image reads it)
-    "auto-stretch": "autoStretch",
 }
 
 

@@ -181,6 +181,7 @@ REVEALJS_SCHEMA = Schema(
         **_not_applied(
             "auto-animate-duration",
             "auto-animate-easing",
+            "auto-stretch",
             "center-title-slide",
             "code-copy",
             "code-overflow",
@@ -241,11 +242,6 @@ REVEAL_OPTIONS: dict[str, Key] = {
     "view-distance": VIEW_DISTANCE,
     "viewDistance": dataclasses.replace(VIEW_DISTANCE, help="as `view-distance`"),
     "controls-tutorial": flag("reveal.js's hint to use the arrows", None, shown=REVEALS),
-    "auto-stretch": flag(
-        "a slide's lone image grows to the height the slide has left (`.nostretch` on the "
-        "slide or the image: not that one)",
-        True,
-    ),
 }
 EXECUTE_SCHEMA = Schema(
     "execute",
