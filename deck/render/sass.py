@@ -1,17 +1,24 @@
-"""A Quarto theme's own `.scss` (`theme: [default, custom.scss]`), compiled with dart-sass (the
-npm `sass` package, run by Node at build time, offline) into one stylesheet over the deck.
+"""A Quarto theme's own `.scss` files (`theme: [dark, custom.scss]`, or `theme: custom.scss`
+over `default`), compiled with dart-sass (the npm `sass` package, run by Node at build time,
+offline) into one stylesheet over the deck.
 
-Quarto's layout of such a file is kept: `/*-- scss:functions --*/`, `scss:mixins`, the author's
-`scss:defaults` before the theme's own `!default` values (so theirs win), then the rules that
-turn Quarto's theme variables (`$body-bg`, `$link-color`, `$presentation-heading-color`…) into
-the deck's styles, then the author's `scss:rules`. A font imported from the web cannot load
-offline: the import is dropped; its fonts ship with the deck where this machine or a font
-package has them (`deck.render.themefonts`), else a warning names what stands in. Its
-`@import`/`@use` load only files inside the project folder (the importer of
-`sass_compile.cjs`), resolved as dart-sass resolves them: relative to the importing file, then
-the theme files' folders (Quarto's load paths), then the project folder; every error is at the
-author's file and line. Results are cached by what went in: the text compiled, and each file
-the importer loaded (checked by content on reuse) or looked for and did not find.
+Layered as Quarto layers them: the base theme (`deck/static/quarto-themes/NAME.scss`, its
+palette and fonts as quarto.css draws it) is the first layer, the author's files the next,
+over Quarto's theme variables and the rules that draw the deck with them
+(`deck/static/quarto-theme.scss`: `$body-bg`, `$text-muted`, `$link-color`,
+`$presentation-heading-font`, `$code-block-bg`…). Each file's `/*-- scss:uses|functions|
+defaults|mixins|rules --*/` sections are gathered by kind: the uses, functions, mixins and
+rules base first, then each file in order; the defaults the other way (the last file's first,
+the base theme's, then the variables' own `!default`s), so the author's values win and their
+rules may read every variable. A font imported from the web cannot load offline: the import
+is dropped; its fonts ship with the deck where this machine or a font package has them
+(`deck.render.themefonts`), else a warning names what stands in. Its `@import`/`@use` load
+only files inside the project folder (the importer of `sass_compile.cjs`), resolved as
+dart-sass resolves them: relative to the importing file, then the theme files' folders
+(Quarto's load paths), then the project folder; every error is at the author's file and line
+(one in Quarto's variables at the author's line setting a value they read). Results are cached
+by what went in: the text compiled (every layer), and each file the importer loaded (checked
+by content on reuse) or looked for and did not find.
 """
 
 from __future__ import annotations
@@ -103,8 +110,9 @@ def layered(base: str, layers: list[Layer]) -> list[Piece]:
     """The pieces compiled, as Quarto layers them: Quarto's theme variables (VARIABLES), the
     base theme (`base`: one of BASES, as `theme:` names it) and the author's `layers` (in
     `theme:`'s order). Uses, mixins and rules run in that order (functions too, the
-    variables' own last); defaults the other way, the last file's first, then the earlier files', the base theme's and the
-    variables' own, so that with `!default` the author's values win."""
+    variables' own last); defaults the other way: the last file's first, then the earlier
+    files', the base theme's and the variables' own, so that with `!default` the author's
+    values win."""
     engine: list[Layer] = [(None, sections(VARIABLES.read_text("utf-8")))]
     if (BASES / f"{base}.scss").is_file():
         engine.append((None, sections((BASES / f"{base}.scss").read_text("utf-8"))))
@@ -207,10 +215,11 @@ def failure(result: dict, pieces: list[Piece], folder: Path, loc: Loc) -> Diagno
         at = Loc(shown(result["file"]), max(line, 1))
     else:
         at, engine = _holding(pieces, line, loc)
-        if engine is not None:  # Quarto's variables failed on a value the author set
+        if engine is not None:  # Quarto's variables failed (on a value the author set?)
             at, set_at = _setting(pieces, engine, at, loc)
-            if set_at:
-                note = f" (in Quarto's theme variables: `{engine.strip()}`, with {set_at})"
+            note = f" (in Quarto's theme variables: `{engine.strip()}`" + (
+                f", with {set_at})" if set_at else ")"
+            )
     written = f"`{result['text']}`" if result.get("text") else ""
     written = f"`{result['text']}`" if result.get("text") else ""
     if result.get("outside"):
@@ -247,7 +256,9 @@ def _setting(pieces: list[Piece], engine: str, at: Loc, loc: Loc) -> tuple[Loc, 
     assigned = re.match(r"\s*\$([\w-]+)\s*:", engine)
     read = [v for v in re.findall(r"\$([\w-]+)", engine) if not assigned or v != assigned[1]]
     for name, first, text in pieces:
-        for k, written in enumerate(text.splitlines()) if name else ():
+        if name is None:
+            continue
+        for k, written in enumerate(text.splitlines()):
             m = re.match(r"\s*\$([\w-]+)\s*:", written)
             if m and m[1] in read:
                 return Loc(str(Path(loc.path) / name), first + k), f"`${m[1]}` as set here"
