@@ -18,7 +18,7 @@ from deck.render.mathtex import KaTeX
 from deck.render.pandoc import Media
 from deck.render.sass import compile_theme, web_fonts
 from deck.render.store import RenderedSlide, SectionRender
-from deck.render.themefonts import theme_families
+from deck.render.themefonts import named_families, theme_families
 from deck.source.folder import display_path
 
 
@@ -118,6 +118,10 @@ def deck_settings(
         deck.warnings.extend(p for p in problems if p.severity != "error")
         deck.errors.extend(p for p in problems if p.severity == "error")
         if css is not None:
+            # a packaged family the layers name without importing it ships as well
+            named = [f for f in named_families(css) if f not in families]
+            if named:
+                deck.options["fonts"] = [*families, *named]
             style = "<style>" + css.replace("</style", "<\\/style") + "</style>\n"
             deck.includes["in-header"] = deck.includes.get("in-header", "") + style
             deck.options["customTheme"] = True

@@ -138,3 +138,14 @@ def theme_families(theme: str, imported: list[str]) -> list[str]:
         if family not in names:
             names.append(family if available(family) else f"{family}={substitute(family)}")
     return names
+
+
+def named_families(css: str) -> list[str]:
+    """The families with a font package that a compiled theme names in a `font-family` or a
+    font variable (`$presentation-heading-font: "League Gothic"` needs no web import)."""
+    stacks = " ".join(re.findall(r"(?:font-family|--r-[\w-]*font)\s*:\s*([^;}]+)", css, re.I))
+    return [
+        family
+        for family in PACKAGES
+        if re.search(rf"""(?<![\w-])["']?{re.escape(family)}["']?(?![\w-])""", stacks, re.I)
+    ]

@@ -184,3 +184,22 @@ def test_a_change_to_any_layer_compiles_again_and_none_reuses_the_css(tmp_path, 
     assert "#191919" in css("dark") and len(calls) == 2  # the base theme
     (folder / "a.scss").write_text((folder / "a.scss").read_text().replace("#aa0000", "#654321"))
     assert "#654321" in css() and len(calls) == 3  # the first file
+
+
+@pytest.mark.browser
+def test_a_packaged_font_a_layer_names_without_importing_it_ships(context, tmp_path):
+    text = (THEMES / "dark" / "talk.qmd").read_text("utf-8")
+    scss = '/*-- scss:defaults --*/\n$presentation-heading-font: "League Gothic", sans-serif;\n'
+    write(tmp_path, {"talk.qmd": text, "custom.scss": scss})
+    ran = run_cli(tmp_path, "talk.qmd", "--no-pdf")
+    assert ran.returncode == 0 and "[theme]" not in ran.stderr, ran.stderr
+    page = context.new_page()
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
+    page.goto((tmp_path / "dist" / "talk" / "index.html").as_uri() + "#/1")
+    page.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    loaded = page.evaluate(
+        """() => document.fonts.ready.then(() => [...document.fonts]
+             .filter((f) => f.status === 'loaded').map((f) => f.family.replace(/"/g, '')))"""
+    )
+    page.close()
+    assert "League Gothic" in loaded, loaded
