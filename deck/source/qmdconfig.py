@@ -9,8 +9,8 @@ import yaml
 
 from deck.errors import Diagnostic
 from deck.model import CitationConfig, ExecConfig, LessonConfig, Loc, SlideConfig
+from deck.source.authors import byline
 from deck.source.config import EXEC_FIELDS, yaml_error
-from deck.source.deckwide import byline
 from deck.source.schema import Reading, Schema
 from deck.source.schemaqmd import (
     DECK_OPTIONS,

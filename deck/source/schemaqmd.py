@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from deck.source.authors import read_affiliations, read_authors, read_institutes
 from deck.source.config import TITLE_KEYS, TOP_SCHEMA
-from deck.source.deckwide import read_affiliations, read_authors, read_institutes
 from deck.source.qmdchecks import (
     THEMES,
     _attributes,
