@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from deck.blocks.base import BlockKind, attributes, named, parse_div
 from deck.blocks.context import RenderContext
-from deck.model import Div
+from deck.model.document import Group
 from deck.strings import strings
 
 
-def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+def render(r: RenderContext, div: Group, notes: list[str]) -> str:
     classes = ["deck-answer", *(c for c in div.classes if c != "answer")]
     if "fragment" not in classes:
         classes.append("fragment")

@@ -11,8 +11,8 @@ from typing import Any, Protocol
 
 from deck.blocks.context import RenderContext
 from deck.blocks.styles import layout_style, position_style, style_join
-from deck.errors import Loc
-from deck.model import Block, Div, InlineExpr, Prose, Quiz, Section
+from deck.errors import Diagnostic, Loc
+from deck.model import Block, Div, InlineExpr, Prose, Section
 from deck.model.document import EVERYONE, Group, Node, QuizOrder, Text
 
 SUB_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")  # a callout's title, a tab's name
@@ -82,6 +82,12 @@ class ResolveContext(Protocol):
     what every output shows (`deck.model.document`)."""
 
     section: Section
+    # how the section's quizzes were shown by its render, else None (they are ordered now)
+    orders: dict[str, QuizOrder] | None
+    plain: Callable[[Text], str] | None  # a text as the slide quotes it, formulas as `$TeX$`
+    diagnostics: list[Diagnostic]
+    warnings: list[Diagnostic]
+    made: list[QuizOrder]  # the quizzes' orders found while resolving
 
     def text(self, source: str, loc: Loc) -> Text:
         """Markdown with its inline values in place, as text."""
@@ -89,8 +95,8 @@ class ResolveContext(Protocol):
 
     def nodes(self, blocks: tuple[Block, ...]) -> tuple[Node, ...]: ...
 
-    def quiz_order(self, quiz: Quiz) -> QuizOrder:
-        """How the slides showed the quiz (its choices' order, the answer's position)."""
+    def inline_value(self, expr: str) -> str | None:
+        """The computed text of an inline expression, None when there is none."""
         ...
 
 
@@ -162,8 +168,9 @@ class SlidesWriter(Protocol):
 
 
 Parse = Callable[[ParseContext, Opening], Block | None]
+# (the render context, the kind's resolved node, the slide's notes so far) → its HTML
 Render = Callable[[RenderContext, Any, list[str]], str]
-Resolve = Callable[[ResolveContext, Any], Node]
+Resolve = Callable[[ResolveContext, Any], Node | None]
 Handler = Callable[[Any, Any, bool], None]  # (the output's writer, the node, inside an exercise)
 # The outputs made from the document (`deck.model.document`): every kind has a handler for
 # each (the notebook's writer is a `NotebookWriter`, the PowerPoint file's a `SlidesWriter`),
@@ -188,8 +195,9 @@ def left_out(writer: Any, node: Node, exercise: bool) -> None:
 @dataclass(frozen=True)
 class BlockKind:
     """One kind of `::: {.name}` block: which classes open it, how its lines become a block,
-    how that block becomes HTML, how it resolves into the document (`resolve`, else a
-    `Group` seen by `seen_by`), and its handler for each output made from the document."""
+    how it resolves into the document (`resolve`, else a `Group` seen by `seen_by`), how that
+    node becomes the HTML deck (`render`), and its handler for each other output made from
+    the document."""
 
     name: str
     claims: Callable[[str], bool]  # a class that makes a block of this kind
@@ -201,7 +209,7 @@ class BlockKind:
     resolve: Resolve | None = None
     seen_by: frozenset[str] = EVERYONE
 
-    def resolved(self, r: ResolveContext, block: Any) -> Node:
+    def resolved(self, r: ResolveContext, block: Any) -> Node | None:
         if self.resolve is not None:
             return self.resolve(r, block)
         return resolve_group(r, block, self.name, self.seen_by)
@@ -228,7 +236,15 @@ def parse_div(p: ParseContext, opening: Opening) -> Div | None:
     return Div(opening.classes, opening.attrs, tuple(blocks), p.loc(opening.start))
 
 
-def attributes(div: Div, classes: list[str] | None = None) -> str:
+class Attributed(Protocol):
+    @property
+    def classes(self) -> tuple[str, ...]: ...
+
+    @property
+    def attrs(self) -> dict[str, str]: ...
+
+
+def attributes(div: Attributed, classes: list[str] | None = None) -> str:
     """` class="…" style="…" data-…="…"`: `.absolute` placement as a style, other keys as
     `data-` attributes (reveal.js reads `data-fragment-index`, `data-id`…)."""
     attrs = dict(div.attrs)
@@ -245,7 +261,7 @@ def attributes(div: Div, classes: list[str] | None = None) -> str:
     return out
 
 
-def render_plain(r: RenderContext, div: Div, notes: list[str]) -> str:
+def render_plain(r: RenderContext, div: Group, notes: list[str]) -> str:
     return f"<div{attributes(div)}>{r.blocks(div.blocks, notes)}</div>"
 
 

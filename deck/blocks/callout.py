@@ -49,13 +49,14 @@ def parse(p: ParseContext, opening: Opening) -> Div | None:
     return Div(opening.classes, attrs, tuple(blocks), loc)
 
 
-def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+def render(r: RenderContext, div: Group, notes: list[str]) -> str:
     kind = next(m.group(1) for c in div.classes if (m := CALLOUT.match(c)))
     blocks = div.blocks
-    if blocks and isinstance(blocks[0], Div) and "callout-title" in blocks[0].classes:
-        title_prose = blocks[0].blocks[0]
-        assert isinstance(title_prose, Prose)
-        title = r.text(title_prose.text, title_prose.loc, inline=True)
+    first = blocks[0] if blocks else None
+    if isinstance(first, Group) and "callout-title" in first.classes:
+        title_text = first.blocks[0]
+        assert isinstance(title_text, Text)
+        title = r.text(title_text, inline=True)
         blocks = blocks[1:]
     else:
         title = strings(r.lang, "callout")[kind]

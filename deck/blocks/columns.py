@@ -35,10 +35,12 @@ def parse(p: ParseContext, opening: Opening) -> Columns | None:
     return Columns(tuple(columns), p.loc(opening.start))
 
 
-def render(r: RenderContext, block: Columns, notes: list[str]) -> str:
+def render(r: RenderContext, block: Group, notes: list[str]) -> str:
     parts = []
-    for column in block.columns:
-        style = f' style="width:{html.escape(column.width)}"' if column.width else ""
+    for column in block.blocks:
+        assert isinstance(column, Group)
+        width = column.attrs.get("width")
+        style = f' style="width:{html.escape(width)}"' if width else ""
         parts.append(f'<div class="column"{style}>{r.blocks(column.blocks, notes)}</div>')
     return '<div class="columns">' + "".join(parts) + "</div>"
 

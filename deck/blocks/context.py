@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from deck.errors import Diagnostic, Loc
-from deck.model import Block, Cell, CellResult, Records, Section, WidgetKind
-from deck.model.document import QuizOrder
+from deck.model import Records, Section, WidgetKind
+from deck.model.document import Node, Text
 
 
 @dataclass
@@ -33,38 +33,35 @@ class RenderContext(Protocol):
     warnings: list[Diagnostic]
     figure_files: list[str]
     figure_ids: set[str]  # `fig-…` labels given to a figure already (an id is given once)
-    cells: dict[int, CellResult]  # id(cell) → its result
     widget_kinds: dict[str, WidgetKind]  # the lesson's widget kinds, by name
-    quiz_orders: list[QuizOrder]  # how each quiz was shown (the document reads it)
 
     @property
     def lang(self) -> str:
         """The deck's language (`zh`, `en`), for UI strings."""
         ...
 
-    def text(self, source: str, loc: Loc, inline: bool = False, wrap: bool = True) -> str:
-        """Markdown with math and inline values → HTML (formulas as placeholders)."""
+    def text(self, text: Text, inline: bool = False, wrap: bool = True) -> str:
+        """A resolved text (Markdown, math, computed values) → HTML (formulas as placeholders).
+        Values become controls telling where they come from, unless `wrap` is false."""
         ...
 
-    def blocks(self, blocks: tuple[Block, ...], notes: list[str]) -> str:
+    def markdown(self, source: str, loc: Loc, inline: bool = False) -> str:
+        """Markdown as a cell printed it (`output: asis`) → HTML."""
+        ...
+
+    def blocks(self, blocks: tuple[Node, ...], notes: list[str]) -> str:
         """Nested blocks in order; speaker notes met among them go to `notes`."""
         ...
 
-    def block(self, block: Block, notes: list[str]) -> str: ...
+    def block(self, block: Node, notes: list[str]) -> str: ...
 
     def plain(self, markup: str) -> str:
         """Rendered HTML as plain text, as a reader would quote it."""
         ...
 
-    def fill(self, text: str) -> str:
-        """Plain text with inline values substituted (and recorded)."""
+    def fill(self, text: Text | None) -> str:
+        """A text as plain text, its values in place (and recorded)."""
         ...
-
-    def inline_value(self, expr: str) -> str | None:
-        """The computed text of an inline expression, None when there is none."""
-        ...
-
-    def option(self, cell: Cell, key: str) -> Any: ...
 
     def numbers(self, value: Any) -> bool | str: ...
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from deck.blocks.base import BlockKind, named, parse_div, render_plain
 from deck.blocks.context import RenderContext
-from deck.model import Div
+from deck.model.document import Group
 
 
-def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+def render(r: RenderContext, div: Group, notes: list[str]) -> str:
     markup = render_plain(r, div, notes)
     r.slide_state.handouts.append(markup)
     return markup

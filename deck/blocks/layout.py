@@ -13,12 +13,11 @@ from deck.blocks.base import (
     render_plain,
 )
 from deck.blocks.context import RenderContext
-from deck.model import Div
 from deck.model.document import Group
 
 
 def incremental(on: bool) -> Render:
-    def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+    def render(r: RenderContext, div: Group, notes: list[str]) -> str:
         before, r.incremental = r.incremental, on
         try:
             return render_plain(r, div, notes)
@@ -28,13 +27,13 @@ def incremental(on: bool) -> Render:
     return render
 
 
-def footer(r: RenderContext, div: Div, notes: list[str]) -> str:
+def footer(r: RenderContext, div: Group, notes: list[str]) -> str:
     """`::: footer` replaces the deck's footer on its slide."""
     r.slide_state.footer = r.blocks(div.blocks, notes)
     return ""
 
 
-def aside(r: RenderContext, div: Div, notes: list[str]) -> str:
+def aside(r: RenderContext, div: Group, notes: list[str]) -> str:
     """`::: aside` goes to the bottom of the slide, above its footnotes (as in Quarto)."""
     r.slide_state.asides.append(r.blocks(div.blocks, notes))
     return ""

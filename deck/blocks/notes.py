@@ -18,8 +18,8 @@ from deck.blocks.base import (
 )
 from deck.blocks.context import RenderContext
 from deck.errors import Diagnostic
-from deck.model import Block, Notes
-from deck.model.document import Aside
+from deck.model import Notes
+from deck.model.document import Aside, Node
 from deck.strings import strings
 from deck.theme import NOTE_MINUTES
 
@@ -42,18 +42,19 @@ def parse(p: ParseContext, opening: Opening) -> Notes | None:
     return Notes(p.block_text(blocks, opening.start), p.loc(opening.start), minutes)
 
 
-def render(r: RenderContext, block: Notes, notes: list[str]) -> str:
+def render(r: RenderContext, block: Aside, notes: list[str]) -> str:
     """Notes leave the slide's flow: they are collected for the slide's `<aside>`. Values in
     them are plain text (no control may stand there). A `minutes=` note opens with them."""
     if block.minutes is not None:
         n = f"{block.minutes:g}"
         unit = strings(r.lang, "notes")["minutes"]
         notes.append(f'<p class="deck-minutes" data-minutes="{n}">{n} {unit}</p>')
-    notes.append(r.text(block.text, block.loc, wrap=False))
+    if block.text is not None:
+        notes.append(r.text(block.text, wrap=False))
     return ""
 
 
-def unplanned(blocks: tuple[Block, ...]) -> list[Diagnostic]:
+def unplanned(blocks: tuple[Node, ...]) -> list[Diagnostic]:
     """A warning for each of a slide's notes that gives no minutes (the plan counts it as 0)."""
     return [
         Diagnostic(
@@ -64,10 +65,11 @@ def unplanned(blocks: tuple[Block, ...]) -> list[Diagnostic]:
             "warning",
         )
         for block in blocks
-        if isinstance(block, Notes)
+        if isinstance(block, Aside)
+        and block.kind == "notes"
         and block.minutes is None
-        and block.text.strip()
-        and not NOTE_MINUTES.match(block.text.lstrip(" \t\n*_"))  # (`**2 min**` too)
+        and (said := block.text.markdown(lambda v: v.text) if block.text else "").strip()
+        and not NOTE_MINUTES.match(said.lstrip(" \t\n*_"))  # (`**2 min**` too)
     ]
 
 

@@ -21,7 +21,7 @@ from deck.blocks.context import RenderContext
 from deck.blocks.provenance import VALUE, Bindings
 from deck.errors import Diagnostic, Loc
 from deck.model import Choice, Quiz, QuizRecord, Section, walk_blocks
-from deck.model.document import QuizOrder, ShownQuiz
+from deck.model.document import QuizOrder, ShownQuiz, Text
 from deck.strings import strings
 
 CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
@@ -87,8 +87,44 @@ def parse(p: ParseContext, opening: Opening) -> Quiz | None:
     )
 
 
-def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
-    choices = [r.text(c.text, c.loc, inline=True, wrap=False) for c in quiz.choices]
+def render(r: RenderContext, quiz: ShownQuiz, notes: list[str]) -> str:
+    """The quiz as resolved: its choices in the order shown, the answer and where it is
+    computed recorded. (Choices render in the order written, so that the values record reads
+    as the file does.)"""
+    shown: dict[int, str] = {}  # position shown → its HTML
+    for k in sorted(range(len(quiz.order)), key=lambda k: quiz.order[k]):
+        shown[k] = r.text(quiz.choices[k], inline=True, wrap=False)
+    choices = [shown[k] for k in range(len(quiz.choices))]
+    texts = [r.plain(c) for c in choices]
+    question = r.text(quiz.question)
+    explanation = r.text(quiz.explanation) if quiz.explanation is not None else ""
+    source = str(quiz.source or quiz.loc)
+    r.records.quizzes.append(
+        QuizRecord(
+            question=r.plain(question),
+            choices=texts,
+            answer=quiz.answer,
+            answer_text=texts[quiz.answer],
+            explanation=r.plain(explanation),
+            loc=str(quiz.loc),
+            source=source,
+            slide=r.number,
+        )
+    )
+    return r.template("quiz.html.j2").render(
+        question=question,
+        choices=choices,
+        correct=quiz.answer,
+        explanation=explanation,
+        source=source,
+    )
+
+
+def shown_order(r: ResolveContext, quiz: Quiz, choices: list[Text]) -> QuizOrder | None:
+    """Where the answer is among the choices as the slide quotes them (`- [x]`, or the
+    `answer=` value), and the order they are shown in (`quiz: {shuffle: true}`); None, with an
+    error at the quiz, when the answer is not among them."""
+    assert r.plain is not None
     texts = [r.plain(c) for c in choices]
     if quiz.answer is not None:
         answer_text = r.inline_value(quiz.answer.expr) or ""
@@ -96,7 +132,7 @@ def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
         if not matches:
             message = f"answer `{answer_text}` is not among the choices {texts}"
             r.diagnostics.append(Diagnostic(quiz.loc, "quiz", message))
-            return ""
+            return None
         correct = matches[0]
     else:
         correct = next(k for k, c in enumerate(quiz.choices) if c.correct)
@@ -112,32 +148,10 @@ def render(r: RenderContext, quiz: Quiz, notes: list[str]) -> str:
         slots = dict(zip(starts, settings.answer_slots, strict=False))
         slot = slots.get(quiz.loc, correct) % len(choices)
         order = shuffled_order(settings.seed, r.section.path.name, quiz, correct, slot)
-        choices, texts = [choices[k] for k in order], [texts[k] for k in order]
         correct = order.index(correct)
     else:
         order = list(range(len(choices)))
-    r.quiz_orders.append(QuizOrder(str(quiz.loc), tuple(order), correct))
-    question = r.text(quiz.question, quiz.loc)
-    explanation = r.text(quiz.explanation, quiz.loc) if quiz.explanation else ""
-    r.records.quizzes.append(
-        QuizRecord(
-            question=r.plain(question),
-            choices=texts,
-            answer=correct,
-            answer_text=texts[correct],
-            explanation=r.plain(explanation),
-            loc=str(quiz.loc),
-            source=source,
-            slide=r.number,
-        )
-    )
-    return r.template("quiz.html.j2").render(
-        question=question,
-        choices=choices,
-        correct=correct,
-        explanation=explanation,
-        source=source,
-    )
+    return QuizOrder(str(quiz.loc), tuple(order), correct, source)
 
 
 def shuffled_order(seed: int, file: str, quiz: Quiz, correct: int, slot: int) -> list[int]:
@@ -193,12 +207,22 @@ def answer_source(section: Section, quiz: Quiz, correct: int) -> Loc:
     return Loc(found[-1].cell.loc.path, found[-1].line) if found else quiz.loc
 
 
-def resolve(r: ResolveContext, quiz: Quiz) -> ShownQuiz:
-    """The quiz as the slides showed it: its choices in their order there, the answer's place."""
-    shown = r.quiz_order(quiz)
-    choices = tuple(r.text(quiz.choices[k].text, quiz.choices[k].loc) for k in shown.order)
+def resolve(r: ResolveContext, quiz: Quiz) -> ShownQuiz | None:
+    """The quiz as the slides show it: its choices in their order there, the answer's place
+    and the line computing it (as its render recorded them, else found now)."""
+    written = [r.text(c.text, c.loc) for c in quiz.choices]
+    shown = r.orders.get(str(quiz.loc)) if r.orders is not None else None
+    if shown is None:
+        shown = shown_order(r, quiz, written)
+        if shown is None:
+            return None
+        r.made.append(shown)
+    choices = tuple(written[k] for k in shown.order)
     explanation = r.text(quiz.explanation, quiz.loc) if quiz.explanation else None
-    return ShownQuiz(r.text(quiz.question, quiz.loc), choices, shown.answer, explanation, quiz.loc)
+    path, _, line = shown.source.rpartition(":")
+    source = Loc(path, int(line)) if path else None
+    question = r.text(quiz.question, quiz.loc)
+    return ShownQuiz(question, choices, shown.answer, explanation, quiz.loc, shown.order, source)
 
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

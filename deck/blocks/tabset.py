@@ -53,14 +53,14 @@ def parse(p: ParseContext, opening: Opening) -> Div | None:
     return Div(opening.classes, opening.attrs, tuple(out), p.loc(opening.start))
 
 
-def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+def render(r: RenderContext, div: Group, notes: list[str]) -> str:
     before: list[str] = []
     buttons: list[str] = []
     panels: list[str] = []
     for block in div.blocks:
-        if isinstance(block, Div) and "tab" in block.classes:
+        if isinstance(block, Group) and "tab" in block.classes:
             k = len(buttons)
-            title = r.text(block.attrs.get("title", ""), block.loc, inline=True)
+            title = r.text(block.title, inline=True) if block.title is not None else ""
             selected = "true" if k == 0 else "false"
             active = " active" if k == 0 else ""
             buttons.append(  # buttons, not `href="#"` links: reveal.js follows those

@@ -5,7 +5,17 @@ blocks inside as the printed fallback (see `deck.blocks.widgetembed`). The kinds
 
 from __future__ import annotations
 
-from deck.blocks.base import BlockKind, Opening, ParseContext, named, parse_div
+import dataclasses
+
+from deck.blocks.base import (
+    BlockKind,
+    Opening,
+    ParseContext,
+    ResolveContext,
+    named,
+    parse_div,
+    resolve_group,
+)
 from deck.blocks.context import RenderContext
 from deck.blocks.widgetembed import (
     DataProblem,
@@ -16,6 +26,7 @@ from deck.blocks.widgetembed import (
 )
 from deck.errors import Diagnostic
 from deck.model import Div, WidgetRecord
+from deck.model.document import EVERYONE, Group, Value
 
 
 def parse(p: ParseContext, opening: Opening) -> Div | None:
@@ -27,11 +38,11 @@ def parse(p: ParseContext, opening: Opening) -> Div | None:
     return parse_div(p, opening)
 
 
-def render(r: RenderContext, div: Div, notes: list[str]) -> str:
+def render(r: RenderContext, div: Group, notes: list[str]) -> str:
     kind = div.attrs["kind"]
     try:
-        expression = data_expression(div.attrs["data"])
-        data = checked_data(r.widget_kinds[kind], r.inline_value(expression))
+        value = div.value.text if div.value is not None else None
+        data = checked_data(r.widget_kinds[kind], value)
     except DataProblem as problem:
         message = f"widget `{kind}` (data={div.attrs['data']}): {problem}"
         r.diagnostics.append(Diagnostic(div.loc, "widget", message))
@@ -41,4 +52,13 @@ def render(r: RenderContext, div: Div, notes: list[str]) -> str:
     return widget_html(kind, data, fallback, div.loc, div.classes, div.attrs.get("id"))
 
 
-KIND = BlockKind("widget", named("widget"), parse, render)
+def resolve(r: ResolveContext, div: Div) -> Group:
+    """The widget fed its data (the value its `data=` computed, None when there is none)."""
+    group = resolve_group(r, div, "widget", EVERYONE)
+    expression = data_expression(div.attrs.get("data", ""))
+    text = r.inline_value(expression)
+    value = Value(expression, text, div.loc) if text is not None else None
+    return dataclasses.replace(group, value=value)
+
+
+KIND = BlockKind("widget", named("widget"), parse, render, resolve=resolve)

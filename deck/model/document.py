@@ -28,6 +28,7 @@ class QuizOrder:
     loc: str  # the quiz's `file:line`
     order: tuple[int, ...]
     answer: int
+    source: str = ""  # the `file:line` computing its answer (the quiz's own when none does)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,13 @@ class Listing:
     lang: str
     text: str
     loc: Loc
+    attrs: dict[str, str] = field(default_factory=dict)  # as written (`code-line-numbers`)
+
+    @property
+    def empty_cell(self) -> bool:
+        """An empty `{.python .cell}` fence: the slide shows an empty cell, other outputs
+        nothing."""
+        return self.attrs.get("cell") == "true" and not self.text.strip()
 
 
 @dataclass(frozen=True)
@@ -77,14 +85,22 @@ class ShownCell:
     outputs: tuple[Output, ...]  # warnings left out where the slide leaves them out
     figures: tuple[Figure, ...]
     figure_dir: str
-    alt: Text | None  # `fig-alt` (else `fig-cap`) with its values
-    caption: Text | None
+    alt: Text | None  # `fig-alt`, with its values
+    caption: Text | None  # `fig-cap`
     # where its outputs show: "default" (below its code), "fragment", "column" (beside its
     # code), "column-fragment", or "slide" (a slide of their own right after this one)
     location: str = "default"
     asis: bool = False  # `output: asis`: what it printed is Markdown, read as written
     fenced: bool = False  # `echo: fenced`: its code shown inside its ```{python} fence
     table_caption: Text | None = None  # `tbl-cap` of a `tbl-` cell, above its outputs
+    line_numbers: object = None  # `code-line-numbers` as written (else the deck's setting)
+    align: str = "default"  # `fig-align`
+    layout: dict[str, str] = field(default_factory=dict)  # `layout-ncol`…: figures side by side
+
+    @property
+    def description(self) -> Text | None:
+        """What a picture of it says to who cannot see it: `fig-alt`, else `fig-cap`."""
+        return self.alt if self.alt is not None else self.caption
 
 
 @dataclass(frozen=True)
@@ -96,6 +112,8 @@ class ShownQuiz:
     answer: int
     explanation: Text | None
     loc: Loc
+    order: tuple[int, ...] = ()  # the choices' written indices, in the order shown
+    source: Loc | None = None  # the line computing its answer
 
 
 @dataclass(frozen=True)
@@ -109,6 +127,7 @@ class Group:
     loc: Loc
     seen_by: frozenset[str] = EVERYONE
     title: Text | None = None  # its name as shown, where the kind has one (a tab's)
+    value: Value | None = None  # the computed value it is fed (a widget's data)
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,8 @@ class NotebookCells:
             elif isinstance(node, ShownCell):
                 self.cell(node, exercise or node.exercise)
             elif isinstance(node, Listing):
-                self.markdown(f"```{node.lang}\n{node.text}\n```")
+                if not node.empty_cell:
+                    self.markdown(f"```{node.lang}\n{node.text}\n```")
             else:
                 handler("ipynb", node)(self, node, exercise)
 
@@ -258,7 +259,7 @@ def cell_outputs(nb: NotebookCells, cell: ShownCell) -> list[dict[str, Any]]:
         else:
             data = {"text/plain": output.data}
             outputs.append({"output_type": "display_data", "data": data, "metadata": {}})
-    alt = cell.alt.markdown(lambda v: v.text) if cell.alt is not None else ""
+    alt = cell.description.markdown(lambda v: v.text) if cell.description is not None else ""
     for figure in cell.figures:
         folder = Path(cell.figure_dir)
         width = round(figure.width_in * 96)  # CSS px, as the deck shows it

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from deck.blocks.styles import layout_style
 from deck.errors import Diagnostic
-from deck.model import Cell, CellResult, FigureRecord, Loc, OutputRecord
+from deck.model import Cell, FigureRecord, Loc, OutputRecord
+from deck.model.document import ShownCell
 from deck.render.htmltext import highlight_code, plain
 
 if TYPE_CHECKING:
@@ -23,29 +24,20 @@ def option_line(cell: Cell, key: str) -> Loc:
     return Loc(cell.loc.path, cell.loc.line + 1 + list(cell.options).index(key))
 
 
-def render_cell(r: RenderContext, cell: Cell) -> str:
+def render_cell(r: RenderContext, cell: ShownCell) -> str:
     """Code (when echoed) and what it showed, where `output-location` puts it."""
-    result = r.cells.get(id(cell))
-    if cell.replay or result is None or r.option(cell, "include") is False:
-        return ""
-    echo = r.option(cell, "echo")
     code = ""
-    if echo:
+    if cell.echo:
         text = cell.code.strip("\n")
-        if echo == "fenced":
+        if cell.fenced:
             text = f"```{{python}}\n{text}\n```"
-        code = highlight_code(text, "python", r.numbers(cell.options.get("code-line-numbers")))
-    location = cell.options.get("output-location", "default")
-    if location != "default" and not echo:
-        r.warnings.append(
-            Diagnostic(cell.loc, "option", "output-location needs the code shown (echo)", "warning")
-        )
-        location = "default"
+        code = highlight_code(text, "python", r.numbers(cell.line_numbers))
+    location = cell.location
     number = r.number
     if location == "slide":  # the output's slide comes right after this one
         r.number += len(r.slide_state.extra) + 1
     try:
-        shown = outputs(r, cell, result)
+        shown = outputs(r, cell)
     finally:
         r.number = number
     if location == "slide":
@@ -61,30 +53,28 @@ def render_cell(r: RenderContext, cell: Cell) -> str:
         )
     label = cell.label or ""
     if label.startswith("tbl-") and shown:  # a table `@tbl-…` points to, with its caption
-        caption = cell.options.get("tbl-cap")
-        cap = r.text(caption, option_line(cell, "tbl-cap"), inline=True) if caption else ""
+        caption = cell.table_caption
+        cap = r.text(caption, inline=True) if caption is not None else ""
         cap = f'<div class="table-caption">{cap}</div>' if cap else ""
         shown = f'<div id="{html.escape(label)}" class="cell-table">{cap}{shown}</div>'
-    grid = layout_style({k: v for k, v in cell.options.items() if k.startswith("layout")})
+    grid = layout_style(cell.layout)
     if grid and shown:  # `#| layout-ncol: 2`: the cell's figures and outputs side by side
         shown = f'<div class="cell-output-layout" style="{html.escape(grid)}">{shown}</div>'
     body = code + shown
     # an exercise's cell (`#| exercise: true`): the students' handout prints the in-class line
-    kind = "cell exercise" if cell.options.get("exercise") is True else "cell"
+    kind = "cell exercise" if cell.exercise else "cell"
     return f'<div class="{kind}">{body}</div>' if body else ""
 
 
 PLOTLY_JS = re.compile(r'^<div class="deck-plotly" data-plotly-js="(plotly-[\w.+-]+\.min\.js)">')
 
 
-def outputs(r: RenderContext, cell: Cell, result: CellResult) -> str:
-    shown = r.option(cell, "output")
-    if shown is False:
+def outputs(r: RenderContext, cell: ShownCell) -> str:
+    """What it printed and drew (warnings only where asked), each recorded."""
+    if not cell.show_output:
         return ""
     parts = []
-    for output in result.outputs:
-        if output.kind == "warning" and not r.option(cell, "warning"):
-            continue
+    for output in cell.outputs:
         text = plain(output.data) if output.kind == "html" else output.data
         r.records.outputs.append(
             OutputRecord(cell.label, str(cell.loc), r.number, output.kind, text)
@@ -94,23 +84,22 @@ def outputs(r: RenderContext, cell: Cell, result: CellResult) -> str:
             script = PLOTLY_JS.search(output.data)  # a plotly figure: its plotly.js ships too
             if script and script.group(1) not in r.figure_files:
                 r.figure_files.append(script.group(1))
-        elif shown == "asis" or output.kind == "markdown":  # Markdown, as Quarto reads it
-            parts.append(r.text(output.data, cell.loc))
+        elif cell.asis or output.kind == "markdown":  # Markdown, as Quarto reads it
+            parts.append(r.markdown(output.data, cell.loc))
         elif output.kind in ("stdout", "warning", "error"):
             parts.append(f'<pre class="{output.kind}">{html.escape(output.data)}</pre>')
         else:
             parts.append(f'<pre class="output">{html.escape(output.data)}</pre>')
-    for figure in result.figures:
+    for figure in cell.figures:
         parts.append(figure_html(r, cell, figure.file, figure.width_in, figure.height_in))
     return "\n".join(parts)
 
 
-def figure_html(r: RenderContext, cell: Cell, file: str, width: float, height: float) -> str:
-    alt = r.fill(cell.options.get("fig-alt") or "")
-    caption = cell.options.get("fig-cap")
+def figure_html(r: RenderContext, cell: ShownCell, file: str, width: float, height: float) -> str:
+    alt = r.fill(cell.alt)
     caption_html = ""
-    if caption:
-        caption_html = r.text(caption, option_line(cell, "fig-cap"), inline=True)
+    if cell.caption is not None:
+        caption_html = r.text(cell.caption, inline=True)
     if not alt and r.quarto:  # Quarto allows it: a warning, and the caption stands in
         alt = r.plain(caption_html)
         what = "its caption is used" if alt else "it has none"
@@ -130,7 +119,7 @@ def figure_html(r: RenderContext, cell: Cell, file: str, width: float, height: f
         f'style="aspect-ratio:{width}/{height}">'
     )
     cap = f"<figcaption>{caption_html}</figcaption>" if caption_html else ""
-    align = cell.options.get("fig-align", "default")
+    align = cell.align
     klass = f' class="fig-align-{align}"' if align != "default" else ""
     label = cell.label or ""
     if label.startswith("fig-") and label not in r.figure_ids:  # `@fig-…` points here

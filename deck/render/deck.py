@@ -230,6 +230,7 @@ def render_lesson(
         "build_host": build_host_of(lesson, results),
     }
     rendered = tuple(section.name for section, *_ in pending)
+    resolved = {section.name: renderer.resolved for section, renderer, *_ in pending}
     return RenderedDeck(
         page,
         tuple(slides),
@@ -239,7 +240,7 @@ def render_lesson(
         tuple(sorted(media.items())),
         tuple(warnings + deck.warnings),
         views,
-        apply_to_document(document(lesson, results, parts), passes),
+        apply_to_document(document(lesson, results, parts, resolved), passes),
     )
 
 

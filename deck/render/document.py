@@ -1,14 +1,20 @@
-"""The document every output reads (`deck.model.document`), resolved from the parsed lesson,
-its results and how render showed each section: values as text, cells as shown (the slides'
-cell defaults), quizzes in the slides' order, and who sees each block. A `:::` block resolves
-through its kind (`BlockKind.resolved`)."""
+"""The document every output reads (`deck.model.document`), resolved from the parsed lesson and
+its results: values as text, cells as shown (the slides' cell defaults), quizzes in the order
+the slides show them, and who sees each block. A `:::` block resolves through its kind
+(`BlockKind.resolved`).
+
+A section is resolved first and the HTML deck is rendered from its resolved slides
+(`deck.render.section`); the quizzes' orders are kept with the section's render, so that the
+document of a build whose sections come from the render cache reads as theirs did."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from deck.blocks import BY_TYPE, kind_for
+from deck.errors import Diagnostic
 from deck.model import (
     Block,
     Cell,
@@ -36,10 +42,15 @@ from deck.model.document import (
     Text,
     Value,
 )
-from deck.render.section import CELL_DEFAULTS, QUARTO_CELL_DEFAULTS
+from deck.render.cells import option_line
 from deck.render.store import SectionRender
 
 PLACEHOLDER = re.compile("\u2063V(\\d+)\u2063")
+# A cell's options default to the file's `execute:` settings, else to these: a lesson shows
+# no code and no warnings unless asked, and neither does a `.qmd`, as Quarto's revealjs format
+# (its defaults: `echo: false`, `warning: false`; an html document's are true).
+CELL_DEFAULTS = {"echo": False, "output": True, "include": True, "warning": False}
+QUARTO_CELL_DEFAULTS = {"echo": False, "output": True, "include": True, "warning": False}
 
 
 @dataclass
@@ -48,7 +59,13 @@ class Resolver:
 
     section: Section
     result: SectionResult
-    orders: dict[str, QuizOrder]
+    # how the section's quizzes were shown (from its render), else None: they are ordered
+    # now (`deck.blocks.quiz`), each choice read as the slide quotes it (`plain`)
+    orders: dict[str, QuizOrder] | None = None
+    plain: Callable[[Text], str] | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    made: list[QuizOrder] = field(default_factory=list)  # the orders found now
 
     def __post_init__(self) -> None:
         cells = self.section.cells()
@@ -71,8 +88,8 @@ class Resolver:
             parts.append(source[at:])
         return Text(tuple(parts), loc)
 
-    def quiz_order(self, quiz: Quiz) -> QuizOrder:
-        return self.orders[str(quiz.loc)]
+    def inline_value(self, expr: str) -> str | None:
+        return self.result.inline.get(expr)
 
     def nodes(self, blocks: tuple[Block, ...]) -> tuple[Node, ...]:
         out: list[Node] = []
@@ -88,9 +105,7 @@ class Resolver:
         if isinstance(block, Cell):
             return self.cell(block)
         if isinstance(block, Code):
-            if block.attrs.get("cell") == "true" and not block.text.strip():
-                return None  # (an empty `{.python .cell}` fence: nothing to show)
-            return Listing(block.lang, block.text, block.loc)
+            return Listing(block.lang, block.text, block.loc, dict(block.attrs))
         if isinstance(block, Pause):
             return Aside("pause", None, block.loc, frozenset({"slides"}))
         if isinstance(block, Div):
@@ -98,6 +113,17 @@ class Resolver:
         if isinstance(block, Quiz | Notes) or type(block) in BY_TYPE:
             return BY_TYPE[type(block)].resolved(self, block)
         raise TypeError(f"no resolution for {type(block).__name__} at {block.loc}")
+
+    def slides(self) -> tuple[DocSlide, ...]:
+        """The section's slides, resolved; numbered 0 (the deck numbers them, `document`)."""
+        out = []
+        for slide in self.section.slides:
+            title = self.text(slide.title, slide.loc) if slide.title else None
+            blocks = self.nodes(slide.blocks)
+            out.append(
+                DocSlide(0, title, slide.level, slide.classes, slide.loc, blocks, slide.attrs)
+            )
+        return tuple(out)
 
     def option(self, cell: Cell, key: str) -> object:
         return cell.options.get(key, self.defaults.get(key))
@@ -109,11 +135,17 @@ class Resolver:
         included = self.option(cell, "include") is not False
         warnings = bool(self.option(cell, "warning"))
         outputs = tuple(o for o in result.outputs if o.kind != "warning" or warnings)
-        alt = cell.options.get("fig-alt") or cell.options.get("fig-cap")
+        alt = cell.options.get("fig-alt")
         caption = cell.options.get("fig-cap")
         echo = bool(self.option(cell, "echo")) and included
-        location = str(cell.options.get("output-location", "default")) if echo else "default"
+        location = str(cell.options.get("output-location", "default"))
+        if location != "default" and not echo:
+            if included:
+                message = "output-location needs the code shown (echo)"
+                self.warnings.append(Diagnostic(cell.loc, "option", message, "warning"))
+            location = "default"
         table = cell.options.get("tbl-cap") if (cell.label or "").startswith("tbl-") else None
+        layout = {k: str(v) for k, v in cell.options.items() if k.startswith("layout")}
         return ShownCell(
             code=cell.code,
             loc=cell.loc,
@@ -125,18 +157,26 @@ class Resolver:
             figures=result.figures,
             figure_dir=self.result.figure_dir,
             alt=self.text(str(alt), cell.loc) if alt else None,
-            caption=self.text(str(caption), cell.loc) if caption else None,
+            caption=self.text(str(caption), option_line(cell, "fig-cap")) if caption else None,
             location=location,
             asis=self.option(cell, "output") == "asis",
             fenced=echo and self.option(cell, "echo") == "fenced",
-            table_caption=self.text(str(table), cell.loc) if table else None,
+            table_caption=self.text(str(table), option_line(cell, "tbl-cap")) if table else None,
+            line_numbers=cell.options.get("code-line-numbers"),
+            align=str(cell.options.get("fig-align", "default")),
+            layout=layout,
         )
 
 
 def document(
-    lesson: Lesson, results: dict[str, SectionResult], parts: dict[str, SectionRender]
+    lesson: Lesson,
+    results: dict[str, SectionResult],
+    parts: dict[str, SectionRender],
+    resolved: dict[str, tuple[DocSlide, ...]] | None = None,
 ) -> Document:
-    """The lesson resolved for presentation, slides numbered through the deck as rendered."""
+    """The lesson resolved for presentation, slides numbered through the deck as rendered.
+    `resolved`: the sections this build rendered, resolved already (the others are resolved
+    again, their quizzes as their render recorded them)."""
     sections = []
     first = 1
     for section in lesson.sections:
@@ -146,16 +186,11 @@ def document(
         for k, shown in enumerate(part.slides):  # (a cell's `output-location: slide` adds one)
             numbers.setdefault(shown.loc, first + k)
         first += len(part.slides)
-        r = Resolver(section, result, {q.loc: q for q in part.quiz_orders})
-        slides = []
-        for slide in section.slides:
-            title = r.text(slide.title, slide.loc) if slide.title else None
-            blocks = r.nodes(slide.blocks)
-            number = numbers.get(slide.loc, 0)
-            slides.append(
-                DocSlide(number, title, slide.level, slide.classes, slide.loc, blocks, slide.attrs)
-            )
-        sections.append(DocSection(section.name, section.rel, section.settings.seed, tuple(slides)))
+        found = (resolved or {}).get(section.name)
+        if found is None:
+            found = Resolver(section, result, {q.loc: q for q in part.quiz_orders}).slides()
+        slides = tuple(replace(s, number=numbers.get(s.loc, 0)) for s in found)
+        sections.append(DocSection(section.name, section.rel, section.settings.seed, slides))
     config = lesson.config
     return Document(
         name=lesson.name,

@@ -1,6 +1,9 @@
 """Rendering one section: its slides as HTML with formula placeholders, the values record, and
-the diagnostics found. `SectionRenderer` is the public render context block kinds and cells
-use (`deck.blocks.context.RenderContext`); `:::` blocks go to their kind (`deck.blocks`)."""
+the diagnostics found. The section is resolved first (`deck.render.document`: values as text,
+cells as shown, quizzes in their order) and its HTML is rendered from the resolved slides, as
+every other output is. `SectionRenderer` is the public render context block kinds and cells
+use (`deck.blocks.context.RenderContext`); a `:::` block's node goes to its kind
+(`deck.blocks`)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import Any
 
 import jinja2
 
-from deck.blocks import kind_of
+from deck.blocks import NAMED, quiz
 from deck.blocks.context import SlideState
 from deck.blocks.notes import unplanned
 from deck.blocks.provenance import (
@@ -26,28 +29,31 @@ from deck.blocks.provenance import (
 from deck.blocks.tex import MATH_TOKEN, extract
 from deck.errors import Diagnostic, Loc
 from deck.model import (
-    Block,
-    Cell,
-    Code,
-    Notes,
-    Pause,
-    Prose,
     Records,
     Section,
     SectionResult,
-    Slide,
     ValueRecord,
     WidgetKind,
-    walk_blocks,
 )
-from deck.model.document import QuizOrder
+from deck.model.document import (
+    Aside,
+    DocSlide,
+    Group,
+    Listing,
+    Node,
+    ShownCell,
+    ShownQuiz,
+    Text,
+    Value,
+)
 from deck.render.cells import render_cell
+from deck.render.document import Resolver
+from deck.render.footnotes import footnote_definitions, numbered_footnotes, slide_foot
 from deck.render.frame import is_local
 from deck.render.htmltext import highlight_code, plain
 from deck.render.mathtex import KaTeX
 from deck.render.media import MarkdownImages, SectionFiles
 from deck.render.pandoc import (
-    FOOTNOTE_TOKEN,
     Media,
     bracketed_spans,
     mark_footnotes,
@@ -61,11 +67,6 @@ CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
 LIST_ITEM = re.compile(r"<li>")
 MEDIA_ATTRS = ("background-image", "background-video")  # slide attributes naming local files
-# A cell's options default to the file's `execute:` settings, else to these: a lesson shows
-# no code and no warnings unless asked, and neither does a `.qmd`, as Quarto's revealjs format
-# (its defaults: `echo: false`, `warning: false`; an html document's are true).
-CELL_DEFAULTS = {"echo": False, "output": True, "include": True, "warning": False}
-QUARTO_CELL_DEFAULTS = {"echo": False, "output": True, "include": True, "warning": False}
 
 
 @dataclass(frozen=True)
@@ -78,11 +79,6 @@ class Formula:
 
 
 ESCAPED_AT = re.compile(r"(?<!\\)\\@(?![^`]*`[^`]*$)")  # `\@`, not in a code span
-
-
-def fill_values(tex: str, section: Section, result: SectionResult) -> str:
-    """Inline values inside a formula are substituted before KaTeX sees it."""
-    return VALUE.sub(lambda m: result.inline.get(section.inlines[int(m.group(1))].expr, ""), tex)
 
 
 def join_cjk_lines(text: str) -> str:
@@ -110,36 +106,68 @@ class SectionRenderer:
     incremental: bool = False
     slide_state: SlideState = field(default_factory=SlideState)
     sources: list[Producer] = field(default_factory=list)  # of the current slide's values
-    quiz_orders: list[QuizOrder] = field(default_factory=list)  # how each quiz was shown
+    values: list[Value] = field(default_factory=list)  # the values met: placeholder k → value
 
     def __post_init__(self) -> None:
-        self.cells = dict(zip(map(id, self.section.cells()), self.result.cells, strict=True))
         self.bindings = Bindings(self.section)
         self.quarto = self.section.settings.quarto
-        defaults = QUARTO_CELL_DEFAULTS if self.quarto else CELL_DEFAULTS
-        self.cell_defaults = {**defaults, **self.section.settings.execute}
         self.line_numbers = self.section.settings.code_line_numbers
         self.files = SectionFiles(self.section.path.parent, self.media, self.diagnostics)
-        # Footnote definitions (`[^id]: text`) anywhere in the section, as Pandoc reads them.
+        self.resolver = Resolver(
+            self.section,
+            self.result,
+            plain=self.quoted,
+            diagnostics=self.diagnostics,
+            warnings=self.warnings,
+        )
+        self.resolved: tuple[DocSlide, ...] = ()
         self.definitions: dict[str, tuple[str, Loc]] = {}
-        for slide in self.section.slides:
-            for block in walk_blocks(slide.blocks):
-                if isinstance(block, Prose):
-                    _, found = take_definitions(block.text)
-                    for key, (body, offset) in found.items():
-                        loc = Loc(block.loc.path, block.loc.line + offset)
-                        self.definitions.setdefault(key, (body, loc))
-
-    def option(self, cell: Cell, key: str) -> Any:
-        return cell.options.get(key, self.cell_defaults.get(key))
 
     # ---- text -----------------------------------------------------------------------
 
-    def value(self, index: int) -> str:
-        expr = self.section.inlines[index]
-        return self.result.inline.get(expr.expr, "")
+    def source(self, text: Text) -> str:
+        """A resolved text as Markdown, each value a placeholder into `values`."""
+        out = []
+        for part in text.parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                out.append(f"\u2063V{len(self.values)}\u2063")
+                self.values.append(part)
+        return "".join(out)
 
-    def text(self, source: str, loc: Loc, inline: bool = False, wrap: bool = True) -> str:
+    def value(self, index: int) -> str:
+        return self.values[index].text
+
+    def fill_values(self, tex: str) -> str:
+        """Inline values inside a formula are substituted before KaTeX sees it."""
+        return VALUE.sub(lambda m: self.value(int(m.group(1))), tex)
+
+    def text(self, text: Text, inline: bool = False, wrap: bool = True) -> str:
+        return self.markup(self.source(text), text.loc, inline, wrap)
+
+    def markdown(self, source: str, loc: Loc, inline: bool = False) -> str:
+        return self.markup(source, loc, inline)
+
+    def quoted(self, text: Text) -> str:
+        """A text as its slide quotes it (formulas as `$TeX$`), recording nothing: how a
+        quiz's choices are compared with its answer while the section resolves."""
+        kept: tuple[list[Any], ...] = (
+            self.formulas,
+            self.records.values,
+            self.diagnostics,
+            self.media,
+        )
+        lengths = [len(k) for k in kept]
+        footnotes = len(self.slide_state.footnotes)
+        try:
+            return self.plain(self.text(text, inline=True, wrap=False))
+        finally:
+            for k, n in zip(kept, lengths, strict=True):
+                del k[n:]
+            del self.slide_state.footnotes[footnotes:]
+
+    def markup(self, source: str, loc: Loc, inline: bool = False, wrap: bool = True) -> str:
         """Markdown with math and inline values → HTML with formula placeholders.
 
         Formulas are taken out of the text as written, so a formula's line is its line in the
@@ -155,11 +183,9 @@ class SectionRenderer:
 
         def alt(text: str) -> str:  # alt text shows a formula as its TeX
             def tex(m: re.Match[str]) -> str:
-                return (
-                    f"${fill_values(found[int(m.group(1)) - first][0], self.section, self.result)}$"
-                )
+                return f"${self.fill_values(found[int(m.group(1)) - first][0])}$"
 
-            return MATH_TOKEN.sub(tex, fill_values(text, self.section, self.result))
+            return MATH_TOKEN.sub(tex, self.fill_values(text))
 
         images = MarkdownImages(lambda src: self.local_file(src, loc))  # (raw HTML's too:)
         self.md.pandoc.media = Media(image=images.token, alt=alt)
@@ -170,7 +196,7 @@ class SectionRenderer:
         if self.incremental:
             out = LIST_ITEM.sub('<li class="fragment">', out)
         for raw, display, offset in found:
-            tex = join_cjk_lines(self.fill(raw))
+            tex = join_cjk_lines(self.filled(raw))
             self.formulas.append(Formula(tex, display, Loc(loc.path, loc.line + offset)))
         for m in dict.fromkeys(VALUE.findall(out)):  # in reading order: the record is stable
             self.record_value(int(m))
@@ -181,10 +207,10 @@ class SectionRenderer:
         return html.escape(self.value(index))
 
     def value_markup(self, index: int) -> str:
-        expr = self.section.inlines[index]
-        producers = shown_producers(self.bindings.producers([expr.expr]))
+        value = self.values[index]
+        producers = shown_producers(self.bindings.producers([value.expr]))
         self.sources.extend(producers)
-        return value_span(expr.expr, str(expr.loc), self.value(index), producers)
+        return value_span(value.expr, str(value.loc), value.text, producers)
 
     def footnote(self, loc: Loc, kind: str, content: str, offset: int) -> int:
         self.slide_state.footnotes.append((kind, content, Loc(loc.path, loc.line + offset)))
@@ -203,28 +229,32 @@ class SectionRenderer:
 
         return plain(MATH_TOKEN.sub(tex, markup))
 
-    def fill(self, text: str) -> str:
+    def fill(self, text: Text | None) -> str:
+        """A text (alt text) as plain text, its values recorded and in place."""
+        return self.filled(self.source(text)) if text is not None else ""
+
+    def filled(self, source: str) -> str:
         """Plain text (alt text, a formula's TeX) with inline values recorded and substituted."""
-        for m in VALUE.findall(text):
+        for m in VALUE.findall(source):
             self.record_value(int(m))
-        return fill_values(text, self.section, self.result)
+        return self.fill_values(source)
 
     def record_value(self, index: int) -> None:
-        expr = self.section.inlines[index]
+        value = self.values[index]
         self.records.values.append(
-            ValueRecord(expr.expr, self.value(index), str(expr.loc), self.number, self.section.name)
+            ValueRecord(value.expr, value.text, str(value.loc), self.number, self.section.name)
         )
 
     # ---- blocks ---------------------------------------------------------------------
 
-    def blocks(self, blocks: tuple[Block, ...], notes: list[str]) -> str:
+    def blocks(self, blocks: tuple[Node, ...], notes: list[str]) -> str:
         """Blocks in order; a pause wraps everything after it in a fragment."""
         groups: list[list[str]] = [[]]
         for block in blocks:
-            if isinstance(block, Pause):
+            if isinstance(block, Aside) and block.kind == "pause":
                 groups.append([])
-            elif isinstance(block, Notes):  # out of the flow, into the slide's notes
-                kind_of(block).render(self, block, notes)
+            elif isinstance(block, Aside):  # out of the flow, into the slide's notes
+                NAMED[block.kind].render(self, block, notes)
             else:
                 groups[-1].append(self.block(block, notes))
         out = "\n".join(groups[0])
@@ -232,21 +262,22 @@ class SectionRenderer:
             out += '\n<div class="fragment">' + "\n".join(group) + "</div>"
         return out
 
-    def block(self, block: Block, notes: list[str]) -> str:
-        if isinstance(block, Prose):
-            return self.text(block.text, block.loc)
-        if isinstance(block, Code):
+    def block(self, block: Node, notes: list[str]) -> str:
+        if isinstance(block, Text):
+            return self.text(block)
+        if isinstance(block, Listing):
             return self.code(block)
-        if isinstance(block, Cell):
+        if isinstance(block, ShownCell):
             return render_cell(self, block)
-        return kind_of(block).render(self, block, notes)  # a `:::` block
+        if isinstance(block, ShownQuiz):
+            return quiz.KIND.render(self, block, notes)
+        if isinstance(block, Group):
+            return NAMED[block.kind].render(self, block, notes)  # a `:::` block
+        raise TypeError(f"{type(block).__name__} has no place in the flow of a slide")
 
     @property
     def lang(self) -> str:
         return table_language(self.section.settings.lang)
-
-    def inline_value(self, expr: str) -> str | None:
-        return self.result.inline.get(expr)
 
     def template(self, name: str) -> Any:
         return self.templates.get_template(name)
@@ -259,7 +290,7 @@ class SectionRenderer:
             return value.lower() == "true"
         return value
 
-    def code(self, block: Code) -> str:
+    def code(self, block: Listing) -> str:
         if block.lang.startswith("="):  # a raw block: HTML goes in as it is, others are dropped
             at = Loc(block.loc.path, block.loc.line + 1)  # (its text's first line)
             return self.files.raw(block.text, at) if block.lang == "=html" else ""
@@ -273,18 +304,20 @@ class SectionRenderer:
     def slides(self) -> list[RenderedSlide]:
         """The section's slides, numbered from 1, formulas still placeholders. A cell with
         `output-location: slide` adds a slide after its own."""
+        self.resolved = self.resolver.slides()
+        self.definitions = footnote_definitions(self.resolved, self.source)
         out: list[RenderedSlide] = []
-        for slide in self.section.slides:
+        for slide in self.resolved:
             self.number = len(out) + 1
             out.extend(self.slide(slide))
         return out
 
-    def slide(self, slide: Slide) -> list[RenderedSlide]:
+    def slide(self, slide: DocSlide) -> list[RenderedSlide]:
         self.slide_state = SlideState()
         self.incremental = self.section.settings.incremental
         notes: list[str] = []
         self.sources = []
-        title = self.text(slide.title, slide.loc, inline=True) if slide.title else None
+        title = self.text(slide.title, inline=True) if slide.title else None
         body = self.blocks(slide.blocks, notes) + sources_script(self.sources) + self.foot()
         if not {"timing", "data-timing"} & set(slide.attrs):  # (a slide's own timing wins)
             self.warnings += unplanned(slide.blocks)
@@ -325,38 +358,11 @@ class SectionRenderer:
 
     def foot(self) -> str:
         """The slide's asides and footnotes, at its foot (one `<aside>`, as Quarto has it)."""
-        state = self.slide_state
-        items: list[str] = []
-        numbers: dict[str, int] = {}  # footnote id → its number on this slide
-        self.footnote_numbers: list[int] = []
-        for kind, content, loc in list(state.footnotes):
-            if kind == "ref" and content in numbers:
-                self.footnote_numbers.append(numbers[content])
-                continue
-            if kind == "ref":
-                if content not in self.definitions:
-                    message = f"footnote `[^{content}]` has no definition `[^{content}]: …`"
-                    self.diagnostics.append(Diagnostic(loc, "footnote", message))
-                    body, at = "", loc
-                else:
-                    body, at = self.definitions[content]
-                numbers[content] = len(items) + 1
-            else:
-                body, at = content, loc
-            self.footnote_numbers.append(len(items) + 1)
-            items.append(f"<li>{self.text(body, at, inline=True)}</li>")
-        if not items and not state.asides:
-            return ""
-        out = "".join(f'<div class="aside">{a}</div>' for a in state.asides)
-        if items:
-            out += f'<ol class="aside-footnotes">{"".join(items)}</ol>'
-        return f'<aside class="slide-aside">{out}</aside>'
+        out, self.footnote_numbers = slide_foot(self, self.slide_state, self.definitions)
+        return out
 
     def number_footnotes(self, text: str) -> str:
-        return FOOTNOTE_TOKEN.sub(
-            lambda m: f'<sup class="footnote-ref">{self.footnote_numbers[int(m.group(1))]}</sup>',
-            text,
-        )
+        return numbered_footnotes(text, self.footnote_numbers)
 
     def typeset(self, slides: list[RenderedSlide], katex: KaTeX | None) -> SectionRender:
         """Replace the formula placeholders by KaTeX's HTML; a formula KaTeX rejects is an
@@ -390,5 +396,5 @@ class SectionRenderer:
             tuple(self.figure_files),
             tuple(self.media),
             tuple(self.warnings),
-            tuple(self.quiz_orders),
+            tuple(self.resolver.made),
         )

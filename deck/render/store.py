@@ -144,7 +144,7 @@ class SectionRender:
             "figures": list(self.figures),
             "media": [[m.published, m.source, m.loc.path, m.loc.line] for m in self.media],
             "warnings": [[w.loc.path, w.loc.line, w.code, w.message] for w in self.warnings],
-            "quiz_orders": [[q.loc, list(q.order), q.answer] for q in self.quiz_orders],
+            "quiz_orders": [[q.loc, list(q.order), q.answer, q.source] for q in self.quiz_orders],
         }
 
     @staticmethod
@@ -162,8 +162,8 @@ class SectionRender:
                 for a, b, c, d in data["warnings"]
             ),
             quiz_orders=tuple(
-                QuizOrder(str(loc), tuple(int(k) for k in order), int(answer))
-                for loc, order, answer in data["quiz_orders"]
+                QuizOrder(str(loc), tuple(int(k) for k in order), int(answer), str(source))
+                for loc, order, answer, source in data["quiz_orders"]
             ),
         )
 

@@ -126,7 +126,8 @@ class SlidesWriter:
             elif isinstance(node, ShownCell):
                 self.cell(node)
             elif isinstance(node, Listing):
-                self.listing(node)
+                if not node.empty_cell:
+                    self.listing(node)
             elif isinstance(node, Aside) and node.kind == "pause":
                 continue  # (a slide shows its fragments at once)
             else:
@@ -170,7 +171,8 @@ class SlidesWriter:
                 found += self.texts.blocks(Text((output.data,), cell.loc))
             elif output.data.strip("\n"):
                 found.append(CodeBlock(output.data.rstrip("\n")))
-        alt = cell.alt.markdown(lambda v: v.text) if cell.alt is not None else ""
+        described = cell.description
+        alt = described.markdown(lambda v: v.text) if described is not None else ""
         folder = Path(cell.figure_dir)
         for figure in cell.figures:
             png = folder / figure.png if figure.png else None
