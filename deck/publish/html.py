@@ -12,6 +12,7 @@ from deck.options import Options
 from deck.progress import Progress
 from deck.publish.assets import copy_assets, drop_unused_theme_fonts
 from deck.publish.exporter import DECK, Built, Exported, file_digest
+from deck.source.contain import project_root
 
 OUT = "outside the project folder: nothing was published"
 
@@ -44,7 +45,7 @@ class HtmlDeck:
         for figure in deck.figures:
             shutil.copyfile(figure, staging / "figures" / figure.name)
             shutil.copyfile(figure, figures / figure.name)
-        folder = built.lesson.path.resolve()
+        folder = project_root(built.lesson.path)  # (a Quarto project's files are the deck's)
         for published, source in deck.media:  # images and stylesheets the slides name
             if folder not in source.resolve().parents:  # (deck.source.contain says where)
                 message = f"`{published}` would come from {source}, {OUT}"

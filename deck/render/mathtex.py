@@ -4,16 +4,35 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from deck.blocks.tex import deck_macros, definitions, extract, macros_digest
+from deck.errors import Loc
 from deck.model import Lesson, walk_blocks
 from deck.store.files import write_atomic
 from deck.theme import KATEX, STATIC
 
 SCRIPT = STATIC / "katex_render.cjs"
+# A line break inside a Chinese paragraph is not a space: join the lines.
+CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula met while rendering: TeX with values filled in, and where the author wrote it."""
+
+    tex: str
+    display: bool
+    loc: Loc
+
+
+def join_cjk_lines(text: str) -> str:
+    return CJK_LINE_BREAK.sub("", text)
 
 
 def katex_fingerprint() -> str:

@@ -51,7 +51,7 @@ from deck.render.document import Resolver
 from deck.render.footnotes import footnote_definitions, numbered_footnotes, slide_foot
 from deck.render.frame import is_local
 from deck.render.htmltext import highlight_code, plain
-from deck.render.mathtex import KaTeX
+from deck.render.mathtex import Formula, KaTeX, join_cjk_lines
 from deck.render.media import MarkdownImages, SectionFiles
 from deck.render.pandoc import (
     Media,
@@ -60,29 +60,14 @@ from deck.render.pandoc import (
     take_definitions,
 )
 from deck.render.store import MediaFile, RenderedSlide, SectionRender
+from deck.source.contain import from_root
 from deck.strings import strings, table_language
 
-# A line break inside a Chinese paragraph is not a space: join the lines.
-CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
-CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")
 LIST_ITEM = re.compile(r"<li>")
 MEDIA_ATTRS = ("background-image", "background-video")  # slide attributes naming local files
 
 
-@dataclass(frozen=True)
-class Formula:
-    """A formula met while rendering: TeX with values filled in, and where the author wrote it."""
-
-    tex: str
-    display: bool
-    loc: Loc
-
-
 ESCAPED_AT = re.compile(r"(?<!\\)\\@(?![^`]*`[^`]*$)")  # `\@`, not in a code span
-
-
-def join_cjk_lines(text: str) -> str:
-    return CJK_LINE_BREAK.sub("", text)
 
 
 @dataclass
@@ -221,6 +206,12 @@ class SectionRenderer:
         error at the slide's line when it is not there (`deck.render.media`)."""
         return self.files.publish(src, loc)
 
+    def names_file(self, src: str) -> bool:
+        """Whether a slide attribute names a local file: a relative path, or a project-root
+        one (`/images/x.png` in a Quarto project)."""
+        root = src.startswith("/") and not src.startswith("//")
+        return is_local(src) or root and from_root(self.files.folder, src) != src
+
     def plain(self, markup: str) -> str:
         """Text of rendered HTML as a reader would quote it, formulas as `$TeX$`."""
 
@@ -328,7 +319,7 @@ class SectionRenderer:
             body += f'<div class="footer slide-footer">{self.slide_state.footer}</div>'
         attrs = dict(slide.attrs)
         for key in MEDIA_ATTRS:
-            if key in attrs and is_local(attrs[key]):
+            if key in attrs and self.names_file(attrs[key]):
                 attrs[key] = self.local_file(attrs[key], slide.loc) or attrs[key]
         first = RenderedSlide(
             number=self.number,

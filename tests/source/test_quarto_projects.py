@@ -122,12 +122,6 @@ def test_a_deck_path_that_leaves_the_project_is_one_error_at_its_line(tmp_path: 
     assert ran.stderr.count("secret.png` is outside the project folder") == 1, ran.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="deck/publish/html.py checks each published file against the deck's own folder, "
-    "not the project's (deck.source.contain.project_root), and deck/render/section.py "
-    "publishes no `/x` slide background: both outside this change",
-)
 def test_the_course_builds_with_its_project_files_published(tmp_path: Path):
     course(tmp_path)
     ran = run_cli(tmp_path, "lectures/01/talk.qmd", "--no-pdf")
