@@ -224,13 +224,20 @@ def open_print_layout(  # noqa: ANN201
     with `only` (slide numbers), those slides alone have their content (deck.js empties the
     others, each keeping its page and number)."""
     page = browser.new_page(viewport=viewport(size))  # screen media, as _print_all loads it
+    show_print_layout(page, index_html, slide_count, only)
+    return page
+
+
+def show_print_layout(page, index_html: Path, slide_count: int, only: tuple[int, ...]) -> None:  # noqa: ANN001
+    """Opens the deck's print layout in `page` (a new one, or one a deck was measured in
+    before: a page's documents share nothing but the browser's cache, and every build's deck
+    has URLs of its own)."""
     chosen = f"&deck-measure={','.join(map(str, only))}" if only else ""
     page.goto(index_html.resolve().as_uri() + "?print-pdf" + chosen, wait_until="load")
     page.wait_for_function(READY, timeout=120_000)
     pages = page.evaluate(SETTLED)
     if pages != slide_count:
         raise RuntimeError(f"print layout has {pages} pages for {slide_count} slides")
-    return page
 
 
 def measure_overflow(
@@ -244,9 +251,14 @@ def measure_overflow(
     `browser`; with `only`, of those slides alone."""
     page = open_print_layout(browser, index_html, slide_count, size, only)
     try:
-        found = [Overflow(**o) for o in page.evaluate(OVERFLOW)]
+        return overflows_in(page, only)
     finally:
         page.close()
+
+
+def overflows_in(page, only: tuple[int, ...] = ()) -> list[Overflow]:  # noqa: ANN001
+    """The overflowing slides of the print layout `page` shows (of those `only` names)."""
+    found = [Overflow(**o) for o in page.evaluate(OVERFLOW)]
     return [o for o in found if o.slide in only] if only else found
 
 
