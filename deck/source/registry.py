@@ -206,8 +206,10 @@ class QmdFile:
         from deck.source.projectfind import find_project  # (light: no settings read)
 
         project = find_project(qmd)
-        if project is not None:  # the project's options apply to the file
+        if project is not None:  # the project's options apply to the file, and its files
             files["$project:" + str(project)] = hasher.file(project)
+            for path in project_files(project):
+                files[Path(os.path.relpath(path, folder)).as_posix()] = hasher.file(path)
 
         def add(path: Path) -> None:
             files[path.relative_to(folder).as_posix()] = hasher.file(path)
@@ -260,8 +262,16 @@ class QmdFile:
 
     def is_input(self, path: Path) -> bool:
         """The .qmd itself, `_metadata.yml`, and beside it the modules, images and
-        stylesheets; in subfolders, its packages' modules and the files it names."""
+        stylesheets; in subfolders, its packages' modules and the files it names; its
+        project's `_quarto.yml` and the files that names."""
+        from deck.source.projectfind import find_project
+
         folder = self.path.parent
+        project = find_project(self.path)
+        if project is not None:
+            there = Path(os.path.abspath(path))
+            if there in (Path(os.path.abspath(project)), *project_files(project)):
+                return True
         try:
             parts = path.relative_to(folder).parts
         except ValueError:
@@ -277,6 +287,27 @@ class QmdFile:
                 (folder.joinpath(*parts[:k]) / "__init__.py").exists() for k in range(1, len(parts))
             )
         return "/".join(parts) in self.named_files()
+
+
+def project_files(project: Path) -> list[Path]:
+    """The files a project's `_quarto.yml` names (its `bibliography`, `css`, `include-*`
+    files, a theme's `.scss`, the logo…), read from its folder as Quarto reads them (`/x`: the
+    project's `x`), absolute; not the pages a website's navigation names (`.qmd`, `.md`,
+    `.ipynb`: the project's other documents), nor a file that would leave the project (loading
+    reports it)."""
+    try:
+        text = project.read_text("utf-8", errors="replace")
+    except OSError:
+        return []
+    root = Path(os.path.abspath(project.parent))
+    found: dict[Path, None] = {}
+    for name in NAMED_FILE.findall(text):
+        path = Path(os.path.normpath(root / name.lstrip("/")))
+        if path.suffix.lower() in (*INCLUDED, ".ipynb"):
+            continue
+        if path != Path(os.path.abspath(project)) and path.is_relative_to(root):
+            found[path] = None
+    return list(found)
 
 
 # The input kinds, asked in order: the first that claims a name reads it.
