@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import datetime
 import re
+import textwrap
 from pathlib import Path
 
 from deck.options import UsageError
 from deck.strings import strings
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+LONGEST = 64  # characters: a folder name, and the generated test's lines stay under 100
 
 
 def lesson_files(name: str, lang: str) -> dict[str, str]:
@@ -36,9 +38,11 @@ import numpy as np
 
 scores = np.array([2.0, 1.0, 0.1])
 
+
 def softmax(x, temperature=1.0):
     z = np.exp((x - x.max()) / temperature)
     return z / z.sum()
+
 
 p = softmax(scores)
 ```
@@ -57,9 +61,9 @@ p = softmax(scores)
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7, 3.2))
-for k, temperature in enumerate([0.5, 1.0, 2.0]):
-    ax.bar(np.arange(3) + 0.25 * k, softmax(scores, temperature), width=0.25,
-           label=f"T = {{temperature}}")
+for k, t in enumerate([0.5, 1.0, 2.0]):
+    x = np.arange(3) + 0.25 * k
+    ax.bar(x, softmax(scores, t), width=0.25, label=f"T = {{t}}")
 ax.set_xticks(np.arange(3) + 0.25, [str(s) for s in scores])
 ax.legend()
 plt.show()
@@ -97,9 +101,21 @@ plt.show()
 
 
 def test_file(name: str) -> str:
+    """The lesson's test, as `ruff check` and `ruff format --check` want it with the project's
+    settings (lines of at most 100 characters) for any name `new` takes: the name is written
+    once as `LESSON`, and the docstring naming it is wrapped to fit."""
     module = re.sub(r"\W", "_", name)
-    return f'''"""The numbers of the lesson `{name}`, recomputed here and compared with what its
-slides show (`dist/{name}/values.json`, written by the build). Run: `bash test.sh -k {module}`.
+    doc = textwrap.fill(
+        f"The numbers of the lesson `{name}`, recomputed here and compared with what its "
+        f"slides show (`dist/{name}/values.json`, written by the build).",
+        width=96,
+        initial_indent='"""',
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return f'''{doc}
+
+Run: `bash test.sh -k {module}`.
 """
 
 import json
@@ -111,14 +127,15 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+LESSON = "{name}"
 
 
 @pytest.fixture(scope="module")
 def values() -> dict:
     """The lesson built once (cells run unless cached) and its values record."""
-    command = [sys.executable, str(ROOT / "build.py"), "{name}", "--no-pdf", "-q"]
+    command = [sys.executable, str(ROOT / "build.py"), LESSON, "--no-pdf", "-q"]
     subprocess.run(command, cwd=ROOT, check=True)
-    return json.loads((ROOT / "dist" / "{name}" / "values.json").read_text("utf-8"))
+    return json.loads((ROOT / "dist" / LESSON / "values.json").read_text("utf-8"))
 
 
 def shown(values: dict, expr: str) -> str:
@@ -138,6 +155,8 @@ def new_lesson(name: str, content: Path, root: Path, lang: str = "en") -> list[P
     to overwrite anything."""
     if not NAME.fullmatch(name):
         raise UsageError(f"lesson name {name!r}: letters, digits, -, _ and . only")
+    if len(name) > LONGEST:
+        raise UsageError(f"lesson name {name[:20]}…: at most {LONGEST} characters")
     folder = content / name
     test = root / "tests" / "lessons" / f"test_{re.sub(r'[^A-Za-z0-9_]', '_', name)}.py"
     for path in (folder, test):
