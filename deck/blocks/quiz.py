@@ -27,6 +27,8 @@ from deck.strings import strings
 CHOICE = re.compile(r"^\s*[-*]\s+\[( |x|X)\]\s+(.*)$")
 DIV_OPEN = re.compile(r"^(:{3,})\s*(\S.*?)\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+# a line meant as a choice but not written as one: `- []`, `- [ x]`, `-[ ]`, `- [ ]text`
+NEAR_CHOICE = re.compile(r"^\s*[-*+]\s*\[([ xX]{0,3})\]\s*(.*)$")
 
 
 def parse(p: ParseContext, opening: Opening) -> Quiz | None:
@@ -51,12 +53,30 @@ def parse(p: ParseContext, opening: Opening) -> Quiz | None:
         c = CHOICE.match(line)
         if c:
             choices.append((i, [p.inline(c.group(2), i)], c.group(1) != " "))
+        elif near := NEAR_CHOICE.match(line):
+            # reported, and read as the choice it was meant to be (no errors follow from it)
+            hint = (
+                "write `- [ ]` (a space between the brackets) for a choice"
+                if not near.group(1)
+                else "write a choice as `- [ ] text` (`- [x] text` for the right one)"
+            )
+            p.error(i, "quiz", hint)
+            text = p.inline(near.group(2), i)
+            choices.append((i, [text], "x" in near.group(1).lower()))
         elif choices and line.startswith((" ", "\t")) and line.strip():
             if i != choices[-1][0] + len(choices[-1][1]):
                 p.error(i, "quiz", "a choice goes on in the next line, not after a blank")
             choices[-1][1].append(p.inline(line.strip(), i))
         elif choices and line.strip():
-            p.error(i, "quiz", "after the choices only `::: explain` may follow")
+            # A line that cannot belong to the quiz: its closing `:::` was forgotten. Said
+            # once, at the quiz, and the lines from here on are read as the file's own.
+            m = DIV_OPEN.match(line)
+            only = "; only `::: explain` may follow the choices" if m else ""
+            missing = f"`:::` missing before line {i + 1}{only}"
+            opened = f"`::: quiz` opened at {p.loc(start)}"
+            p.error(start, "parse", f"{opened} is not closed ({missing})")
+            p.pos = i
+            return None
         elif not choices:
             question.append(p.inline(line, i))
         p.pos += 1

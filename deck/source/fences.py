@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from deck.errors import Loc
 from deck.model import Block, Cell, Code
 from deck.source.attributes import (
+    CELL_OPTIONS,
     QUARTO_ONLY_OPTIONS,
     YAML_PROBLEMS,
     line_steps,
@@ -62,7 +63,7 @@ def read_options(p: Reader, start: int, body: list[str]) -> tuple[dict[str, Any]
         elif p.dialect.quarto and key in QUARTO_ONLY_OPTIONS:
             p.warn(index, "option", f"cell option `{key}` is not applied here; ignored")
         else:
-            problem = option_problem(key, value)
+            problem = nearest_option(key) or option_problem(key, value)
             if problem and p.dialect.quarto and problem.startswith("unknown"):
                 p.warn(index, "option", f"{problem}; ignored")
             elif problem:
@@ -74,6 +75,18 @@ def read_options(p: Reader, start: int, body: list[str]) -> tuple[dict[str, Any]
                 options[key] = value
         k += 1
     return (options if ok else None), k
+
+
+def nearest_option(key: str) -> str | None:
+    """For an unknown cell option close to a known one (`fig_alt`, `lable`): the message
+    naming that one, as an unknown key in the settings names the nearest; else None (a
+    Quarto option this build does not apply is no typo)."""
+    if key in CELL_OPTIONS or key in QUARTO_ONLY_OPTIONS:
+        return None
+    import difflib
+
+    near = difflib.get_close_matches(key.replace("_", "-"), list(CELL_OPTIONS), n=1)
+    return f"unknown cell option `{key}` (did you mean `{near[0]}`?)" if near else None
 
 
 OTHER_ENGINES = {
