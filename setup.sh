@@ -1,14 +1,31 @@
 #!/usr/bin/env bash
 # Sets up everything this project needs on a fresh Debian machine, then builds the slides.
-# Run again, it only checks and rebuilds. Options: --no-build (set up only).
+# Run again, it only checks and rebuilds. Options: `bash setup.sh --help`.
 set -euo pipefail
 cd "$(dirname "$0")"
+
+usage() {
+  cat <<'USAGE'
+usage: bash setup.sh [--no-build] [--help]
+
+Sets up what this project needs on a fresh Debian machine: system packages with apt when run
+as root or with sudo (Chromium, Noto CJK and emoji fonts, poppler, LibreOffice Impress,
+Node.js), a .venv with the pinned Python packages (requirements.txt; a lesson's package goes
+there too), reveal.js and KaTeX with `npm ci`; then builds the slides: every lesson in
+content/ into dist/ (`python build.py`). Run again, it only checks what is there and rebuilds.
+
+  --no-build  set up only, build nothing (after adding a package to requirements.txt, say:
+              then build the lesson you work on, `python build.py LESSON`)
+  -h, --help  print this and do nothing else
+USAGE
+}
 
 build=1
 for arg in "$@"; do
   case "$arg" in
     --no-build) build=0 ;;
-    *) echo "usage: bash setup.sh [--no-build]" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg (bash setup.sh --help lists them)" >&2; exit 2 ;;
   esac
 done
 

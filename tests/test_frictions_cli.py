@@ -5,6 +5,7 @@ in the singular."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,56 @@ def test_test_sh_with_args_lints_only_the_engine(tmp_path: Path):
     assert ci[-1] == "python tests/content/robustness.py --ci"
     assert calls(folder, "--all", "-k", "x")[1:3] == ["ruff check .", "ruff format --check ."]
     assert "ARGS and with --all, the whole repository" in (folder / "test.sh").read_text()
+
+
+def set_up_already(tmp_path: Path) -> dict[str, str]:
+    """A copy of setup.sh in a folder that has everything it checks for (stub commands on
+    PATH, a stub .venv whose requirements stamp and an npm lock stamp match): the
+    environment to run it in, each stub appending its arguments to `calls`."""
+    (tmp_path / "setup.sh").write_text((ROOT / "setup.sh").read_text())
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    commands = ("chromium", "pdftoppm", "soffice", "node", "npm", "python3.11", "apt-get")
+    for name in commands:
+        (stubs / name).write_text(f'#!/bin/sh\necho "{name} $*" >> "$CALLS"\n')
+    (stubs / "fc-list").write_text("#!/bin/sh\necho 'Noto Sans CJK SC'; echo 'Noto Color Emoji'\n")
+    (tmp_path / ".venv/bin").mkdir(parents=True)
+    (tmp_path / ".venv/bin/python").write_text('#!/bin/sh\necho "python $*" >> "$CALLS"\n')
+    for stub in [*stubs.iterdir(), tmp_path / ".venv/bin/python"]:
+        stub.chmod(0o755)
+    (tmp_path / "requirements.txt").write_text("numpy==2.0\n")
+    (tmp_path / "requirements-nodeps.txt").write_text("")
+    want = hashlib.sha256(b"numpy==2.0\n").hexdigest()
+    (tmp_path / ".venv/.requirements-sha256").write_text(want + "\n")
+    (tmp_path / "package-lock.json").write_text("{}")
+    (tmp_path / "node_modules").mkdir()
+    lock = hashlib.sha256(b"{}").hexdigest()
+    (tmp_path / "node_modules/.lock-sha256").write_text(lock + "\n")
+    path = f"{stubs}:/usr/bin:/bin"
+    return {"PATH": path, "CALLS": str(tmp_path / "calls"), "HOME": str(tmp_path)}
+
+
+def setup_sh(tmp_path: Path, env: dict[str, str], *args: str) -> tuple[int, str, list[str]]:
+    (tmp_path / "calls").unlink(missing_ok=True)
+    ran = subprocess.run(
+        ["bash", "setup.sh", *args], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    called = (tmp_path / "calls").read_text().splitlines() if (tmp_path / "calls").exists() else []
+    return ran.returncode, ran.stdout + ran.stderr, called
+
+
+def test_setup_sh_help_prints_the_options_and_does_nothing(tmp_path: Path):
+    env = set_up_already(tmp_path)
+    code, said, called = setup_sh(tmp_path, env, "--help")
+    assert code == 0 and called == []
+    assert "usage: bash setup.sh [--no-build]" in said and "--no-build  set up only" in said
+    assert setup_sh(tmp_path, env, "-h")[:2] == (0, said)
+    code, said, called = setup_sh(tmp_path, env, "--bulid")
+    assert code == 2 and called == [] and "--help lists them" in said
+    # plain `bash setup.sh` sets up and builds, as the README's first command says
+    code, said, called = setup_sh(tmp_path, env)
+    assert code == 0, said
+    assert called[-2:] == ["python -m compileall -q deck build.py", "python build.py"], called
+    assert "building the slides" in said
+    code, said, called = setup_sh(tmp_path, env, "--no-build")
+    assert code == 0 and not [c for c in called if "build.py" in c and "compileall" not in c]
