@@ -20,19 +20,39 @@ from deck.source.registry import sources_for
 KEPT = "dist/ and figures/ left as they were"
 
 
+NEW = "build.py new NAME [--lang en|zh|fr|de|…] [--content DIR]"
+
+
+def epilog() -> str:
+    """The outputs, each with what it makes, and which are made by default: all from the
+    registry (deck/model/outputs.py)."""
+    asked = [o for o in OUTPUTS if o.asked]
+    made = "\n".join(f"  {o.name:<8} {o.makes}" for o in asked)
+    defaults = ",".join(o.name for o in asked if o.default)  # (DEFAULT_OUTPUTS)
+    others = ",".join(o.name for o in asked if not o.default)
+    return (
+        f"outputs (--to, lesson.yml's `outputs:`):\n{made}\n"
+        f"made when neither names any: {defaults}; only when named: {others}\n\n"
+        f"a new lesson: {NEW}\n"
+        "  writes CONTENT/NAME/ (a lesson that builds at once) and its test "
+        "tests/lessons/test_NAME.py\n  (build.py new --help)"
+    )
+
+
 def parser() -> argparse.ArgumentParser:
-    made = "\n".join(f"  {o.name:<8} {o.makes}" for o in OUTPUTS if o.asked)
     p = argparse.ArgumentParser(
         prog="build.py",
+        usage=f"%(prog)s [LESSON ...] [options]\n       {NEW}",
         description="Build lessons into reveal.js decks, PDF slides and handouts.",
-        epilog=f"outputs (--to, lesson.yml's `outputs:`):\n{made}",
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "lessons",
         nargs="*",
         metavar="LESSON",
-        help="lessons to build (default: all), or Quarto files (path/to/talk.qmd → dist/talk/)",
+        help="lessons to build (default: every lesson folder in --content), or Quarto files "
+        "(path/to/talk.qmd → dist/talk/)",
     )
     p.add_argument("--content", type=Path, default=Path("content"), help="lessons folder")
     p.add_argument("--out", type=Path, default=Path("dist"), help="output folder")
@@ -103,7 +123,11 @@ def new(argv: list[str]) -> int:
     """`build.py new NAME [--lang en|zh|…]`: a lesson that builds at once, and its test."""
     from deck.source.scaffold import new_lesson
 
-    p = argparse.ArgumentParser(prog="build.py new", description=new.__doc__)
+    p = argparse.ArgumentParser(
+        prog="build.py new",
+        description="A new lesson CONTENT/NAME/ that builds at once, showing each convention "
+        "once, and its test tests/lessons/test_NAME.py (run: bash test.sh -k NAME).",
+    )
     p.add_argument("name", help="the lesson's folder name, in the content folder")
     p.add_argument("--lang", default="en", help="the deck's language (default en)")
     p.add_argument("--content", type=Path, default=Path("content"), help="lessons folder")

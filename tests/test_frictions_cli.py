@@ -8,13 +8,14 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from deck.options import UsageError
 from deck.source.scaffold import LONGEST, new_lesson
-from fixture_build import ROOT
+from fixture_build import ROOT, run_cli
 
 RUFF = Path(sys.executable).parent / "ruff"
 CONFIG = ROOT / "pyproject.toml"
@@ -138,3 +139,27 @@ def test_setup_sh_help_prints_the_options_and_does_nothing(tmp_path: Path):
     assert "building the slides" in said
     code, said, called = setup_sh(tmp_path, env, "--no-build")
     assert code == 0 and not [c for c in called if "build.py" in c and "compileall" not in c]
+
+
+def test_build_help_names_new_and_the_default_outputs_from_the_registry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    ran = run_cli(tmp_path, "--help")
+    assert ran.returncode == 0
+    shown = " ".join(ran.stdout.split())
+    assert "build.py new NAME [--lang" in ran.stdout.splitlines()[1]  # in the usage lines
+    assert "tests/lessons/test_NAME.py (build.py new --help)" in shown
+    assert "(default: all)" not in shown and "every lesson folder in --content" in shown
+    assert "made when neither names any: html,pdf,ipynb,course; only when named: single,pptx" in (
+        shown
+    )
+    # generated from the registry: an output made by default there is said to be so here
+    import deck.cli
+    from deck.model import outputs
+
+    pptx = [replace(o, default=True) if o.name == "pptx" else o for o in outputs.OUTPUTS]
+    monkeypatch.setattr(deck.cli, "OUTPUTS", tuple(pptx))
+    again = " ".join(run_cli(tmp_path, "--help").stdout.split())
+    assert "names any: html,pdf,ipynb,pptx,course; only when named: single" in again
+    new = run_cli(tmp_path, "new", "--help")
+    assert new.returncode == 0 and "tests/lessons/test_NAME.py" in new.stdout
