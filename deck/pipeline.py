@@ -68,9 +68,11 @@ def _build_all(sources: list[Source], options: Options, progress: Progress) -> B
     for source in sources:
         try:
             reports.append(build_lesson(source, options, progress))
-        except DeckError as exc:  # its last good entry stays, marked with the failure
+        except DeckError as exc:  # its last good entry stays, marked with the failure in
+            # .cache/course/ only: a failed build writes no course page (dist/ stays as it
+            # was), the next build that succeeds writes the page with the mark
             failures = {**{r.name: None for r in reports}, source.name: _failure(exc)}
-            _course_update(options, failures, course, known, progress)
+            _course_update(options, failures, course, known, progress, publish=False)
             raise
     _course_update(options, {s.name: None for s in sources}, course, known, progress)
     return BuildReport(tuple(reports))
@@ -89,14 +91,19 @@ def _course_update(
     course: CourseConfig,
     known: list[str],
     progress: Progress,
+    publish: bool = True,
 ) -> None:
-    """Mark each lesson's entry as built (None) or failed, and write the course page when it
-    lists one of them (a lesson that never built has no entry: its failure changes nothing)."""
+    """Mark each lesson's entry as built (None) or failed, and (unless `publish` is False: the
+    build failed) remove what lessons gone from the content folder left and write the course
+    page when it lists one of them (a lesson that never built has no entry: its failure
+    changes nothing)."""
     from deck.publish.course import gone_lessons, mark_entry, write_course_page
 
     with output_lock([options.out, options.figures, options.cache], progress.log):
-        gone = [_remove_gone(name, options, progress.log) for name in gone_lessons(options)]
         marked = [mark_entry(name, options, failure) for name, failure in failures.items()]
+        if not publish:
+            return
+        gone = [_remove_gone(name, options, progress.log) for name in gone_lessons(options)]
         if any(marked) or any(gone):
             if write_course_page(options, course, known):
                 progress.log(f"  wrote   {options.out / 'index.html'} (the course page)")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from catalogue import edit, write_lesson
 from deck.options import UsageError
 from deck.source.scaffold import LONGEST, new_lesson
 from fixture_build import ROOT, run_cli
@@ -163,3 +164,25 @@ def test_build_help_names_new_and_the_default_outputs_from_the_registry(
     assert "names any: html,pdf,ipynb,pptx,course; only when named: single" in again
     new = run_cli(tmp_path, "new", "--help")
     assert new.returncode == 0 and "tests/lessons/test_NAME.py" in new.stdout
+
+
+def test_a_failed_build_writes_no_course_page(tmp_path: Path):
+    lesson = {
+        "lesson.yml": "title: Beta\nlang: en\n",
+        "01-b.md": "## Only\n\n```{python}\ny = 1 + 1\n```\n\nTwo is `{python} y`.\n",
+    }
+    write_lesson(tmp_path, lesson, "beta")
+    write_lesson(tmp_path, {**lesson, "lesson.yml": "title: Alpha\nlang: en\n"}, "alpha")
+    built = run_cli(tmp_path, "--no-pdf")
+    assert built.returncode == 0 and "(the course page)" in built.stderr, built.stderr
+    page = tmp_path / "dist" / "index.html"
+    before = page.read_bytes()
+    edit(tmp_path / "content/beta/01-b.md", "y = 1 + 1", "y = 1 / 0")
+    failed = run_cli(tmp_path, "--no-pdf")
+    assert failed.returncode == 1 and "ZeroDivisionError" in failed.stderr
+    assert "course page" not in failed.stderr, failed.stderr
+    assert page.read_bytes() == before
+    # the failure is kept: the next build that succeeds shows it on the page it writes
+    again = run_cli(tmp_path, "alpha", "--no-pdf")
+    assert again.returncode == 0 and "(the course page)" in again.stderr, again.stderr
+    assert 'class="lesson lesson-has-failed" id="lesson-beta"' in page.read_text()

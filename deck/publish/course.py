@@ -5,7 +5,8 @@ every build (it costs a few milliseconds and reads no lesson): one lesson or twe
 folder opens on a page that says what is in it.
 
 Each lesson's entry is recorded when its build publishes (`.cache/course/<lesson>.json`), so a
-lesson that fails keeps its last good entry, marked with the failure. The page is one file
+lesson that fails keeps its last good entry, marked with the failure; a failed build writes no
+page (dist/ stays as it was): the next build that succeeds shows the mark. The page is one file
 with its stylesheet inlined: offline from file://, in the deck's language and theme."""
 
 from __future__ import annotations
