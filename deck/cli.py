@@ -12,7 +12,7 @@ from deck.errors import DeckError
 from deck.model.outputs import DEFAULT_OUTPUTS, KNOWN_OUTPUTS, OUTPUTS
 from deck.options import Options, UsageError, read_outputs
 from deck.pipeline import build
-from deck.progress import LogOnly, ProgressDisplay
+from deck.progress import LogOnly, ProgressDisplay, counted
 from deck.publish.journal import LockTimeout, lock_timeout
 from deck.source.registry import sources_for
 
@@ -242,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     except DeckError as exc:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
-        n = len(exc.diagnostics)
-        print(f"build failed: {n} error{'s' if n != 1 else ''}; {KEPT}", file=sys.stderr)
+        errors = counted(len(exc.diagnostics), "error")
+        print(f"build failed: {errors}; {KEPT}", file=sys.stderr)
         return 1
     except LockTimeout as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from deck.errors import DeckError, Diagnostic
 from deck.options import KNOWN_OUTPUTS, BuildReport, LessonReport, Options, UsageError
-from deck.progress import LogOnly, Progress
+from deck.progress import LogOnly, Progress, counted
 from deck.publish.journal import clean_leftovers, output_lock
 from deck.publish.manifest import Hasher, Manifest, inputs_digest, outputs_digest
 from deck.source.registry import Source, sources_for
@@ -197,9 +197,8 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
             slides=len(deck.slides),
             seconds={"render": rendered, **published.seconds},
         )
-        count = len(deck.slides)
-        noun = "slide" if count == 1 else "slides"
-        log(f"{lesson.name}: {count} {noun} built in {time.perf_counter() - t0:.1f} s")
+        count = counted(len(deck.slides), "slide")
+        log(f"{lesson.name}: {count} built in {time.perf_counter() - t0:.1f} s")
 
         # record — what went in and came out, for the next build's no-change check
         try:

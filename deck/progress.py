@@ -10,6 +10,12 @@ from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 cell`, `0 cells`, `2 cells`: a count in the engine's English messages (the pages'
+    words, in every language, are deck/static/strings.json's count forms)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 class Progress(Protocol):
     """What a build tells while it works: log lines, and long tasks (a running section, the
     PDFs printing) that start, change and stop. Called from several threads at once."""

@@ -15,6 +15,7 @@ import pytest
 
 from catalogue import edit, write_lesson
 from deck.options import UsageError
+from deck.progress import counted
 from deck.source.scaffold import LONGEST, new_lesson
 from fixture_build import ROOT, run_cli
 
@@ -175,14 +176,22 @@ def test_a_failed_build_writes_no_course_page(tmp_path: Path):
     write_lesson(tmp_path, {**lesson, "lesson.yml": "title: Alpha\nlang: en\n"}, "alpha")
     built = run_cli(tmp_path, "--no-pdf")
     assert built.returncode == 0 and "(the course page)" in built.stderr, built.stderr
+    assert "beta: 1 slide built in" in built.stderr  # (one slide: singular)
     page = tmp_path / "dist" / "index.html"
     before = page.read_bytes()
     edit(tmp_path / "content/beta/01-b.md", "y = 1 + 1", "y = 1 / 0")
     failed = run_cli(tmp_path, "--no-pdf")
     assert failed.returncode == 1 and "ZeroDivisionError" in failed.stderr
+    assert "build failed: 1 error; " in failed.stderr
     assert "course page" not in failed.stderr, failed.stderr
     assert page.read_bytes() == before
     # the failure is kept: the next build that succeeds shows it on the page it writes
     again = run_cli(tmp_path, "alpha", "--no-pdf")
     assert again.returncode == 0 and "(the course page)" in again.stderr, again.stderr
     assert 'class="lesson lesson-has-failed" id="lesson-beta"' in page.read_text()
+
+
+def test_counts_of_one_are_singular():
+    assert [counted(n, "cell") for n in (0, 1, 2)] == ["0 cells", "1 cell", "2 cells"]
+    assert counted(1, "child", "children") == "1 child"
+    assert counted(3, "child", "children") == "3 children"
