@@ -11,7 +11,7 @@ import html
 import inspect
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from deck.host import build_host
@@ -68,18 +68,35 @@ class HTML:
         return self.markup
 
 
+MAX_DECIMALS = 3  # the most decimals a table's default format shows
+
+
 def table(
     data: Any,
     rows: Sequence[Any] | None = None,
     cols: Sequence[Any] | None = None,
-    digits: int = 3,
+    digits: int | None = None,
     caption: str | None = None,
     css: str = "matrix",
+    formats: Mapping[Any, str | Callable[[Any], Any]] | None = None,
 ) -> HTML:
-    """A 1-D or 2-D array (or list of rows) as an HTML table with optional row/column labels."""
+    """A 1-D or 2-D array (or list of rows) as an HTML table with optional row/column labels.
+
+    Numbers show as the data gives them, one format per column (a 1-D array, shown as one
+    row, is one column's worth): integers, and a column of floats that are all whole, without
+    decimals; other floats with the fewest decimals, at most `MAX_DECIMALS` (3), that show
+    each of the column's values as written (`2.8` and `0.25` → `2.80`, `0.25`; an integer
+    among them as `1.00`), very small or large ones as `number` writes them. `digits=N` shows
+    every float to N decimals instead, as before (integers stay exact; an array that is a
+    cell's last value is shown so, with 3). `formats` gives a column its own format, by its
+    label in `cols` (else its index): a format string (`{"rate": "{:.1%}", "n": "{:,}"}`) or a
+    function returning the text; a key naming no column is an error. Strings show as they
+    are; everything is shown as text, never as markup."""
     values = _to_list(data) if _is_array(data) else data
-    if values and not isinstance(values[0], list | tuple):
+    one_row = bool(values) and not isinstance(values[0], list | tuple)
+    if one_row:
         values = [values]
+    texts = _cell_texts([list(row) for row in values], one_row, digits, _by_index(formats, cols))
     out = [f'<table class="{html.escape(css)}">']
     if caption:
         out.append(f"<caption>{html.escape(caption)}</caption>")
@@ -88,15 +105,80 @@ def table(
         heads = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
         out.append(f"<thead><tr>{corner}{heads}</tr></thead>")
     out.append("<tbody>")
-    for r, row in enumerate(values):
+    for r, row in enumerate(texts):
         head = f"<th>{html.escape(str(rows[r]))}</th>" if rows is not None else ""
-        cells = "".join(
-            f"<td>{html.escape(number(v, digits) if not isinstance(v, str) else v)}</td>"
-            for v in row
-        )
+        cells = "".join(f"<td>{html.escape(text)}</td>" for text in row)
         out.append(f"<tr>{head}{cells}</tr>")
     out.append("</tbody></table>")
     return HTML("".join(out))
+
+
+def _by_index(
+    formats: Mapping[Any, str | Callable[[Any], Any]] | None, cols: Sequence[Any] | None
+) -> dict[int, str | Callable[[Any], Any]]:
+    """`formats` keyed by column index; a key that names no column is an error."""
+    found: dict[int, str | Callable[[Any], Any]] = {}
+    labels = [str(c) for c in cols] if cols is not None else []
+    for key, fmt in (formats or {}).items():
+        if str(key) in labels:
+            found[labels.index(str(key))] = fmt
+        elif isinstance(key, int) and not isinstance(key, bool):
+            found[key] = fmt
+        else:
+            raise ValueError(f"table(formats=…): no column {key!r} (columns: {labels})")
+    return found
+
+
+def _cell_texts(
+    values: list[list[Any]],
+    one_row: bool,
+    digits: int | None,
+    formats: dict[int, str | Callable[[Any], Any]],
+) -> list[list[str]]:
+    """Each cell's text (see `table`)."""
+    width = max((len(row) for row in values), default=0)
+    columns = [[row[k] for row in values if k < len(row)] for k in range(width)]
+    groups = [[v for row in values for v in row]] * width if one_row else columns
+    shown = [_column_format(k, group, digits, formats.get(k)) for k, group in enumerate(groups)]
+    return [[shown[k](v) for k, v in enumerate(row)] for row in values]
+
+
+def _column_format(
+    k: int, group: list[Any], digits: int | None, fmt: str | Callable[[Any], Any] | None
+) -> Callable[[Any], str]:
+    """How column `k` writes a value, from the values it is formatted with (`group`)."""
+    if fmt is not None:
+        return lambda v: v if isinstance(v, str) else _formatted(fmt, v)
+    if digits is not None:
+        return lambda v: v if isinstance(v, str) else number(v, digits)
+    floats = [x for x in map(_scalar, group) if isinstance(x, float) and math.isfinite(x)]
+    decimals = max((_decimals(x) for x in floats), default=0)
+    return lambda v: v if isinstance(v, str) else _fixed(_scalar(v), decimals)
+
+
+def _formatted(fmt: str | Callable[[Any], Any], value: Any) -> str:
+    if callable(fmt):
+        return str(fmt(value))
+    return fmt.format(_scalar(value))
+
+
+def _decimals(x: float) -> int:
+    """The fewest decimals (at most MAX_DECIMALS) that write `x` as it is."""
+    return next((d for d in range(MAX_DECIMALS) if float(f"{x:.{d}f}") == x), MAX_DECIMALS)
+
+
+def _fixed(x: Any, decimals: int) -> str:
+    """A value to `decimals` decimals (0: a whole float as an integer; an integer among
+    floats as they are written), very small or large floats as `number` writes them."""
+    if decimals and isinstance(x, int) and not isinstance(x, bool) and abs(x) < 1e15:
+        x = float(x)
+    if not isinstance(x, float) or not math.isfinite(x):
+        return number(x)
+    if decimals == 0 and abs(x) < 1e15:
+        return str(int(x))
+    if abs(x) >= 1e6 or (x != 0 and abs(x) < 10 ** (-decimals)):
+        return number(x, MAX_DECIMALS)
+    return number(x, decimals)
 
 
 class Code:
@@ -132,8 +214,8 @@ def to_output(value: Any) -> Output | None:
     if _is_array(value):
         if value.ndim == 0:
             return Output("text", number(value))
-        if value.ndim <= 2:
-            return Output("html", table(value)._repr_html_())
+        if value.ndim <= 2:  # (as before `table` followed the data: 3 decimals throughout)
+            return Output("html", table(value, digits=3)._repr_html_())
     return Output("text", repr(value))
 
 

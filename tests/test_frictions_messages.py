@@ -3,12 +3,16 @@ to write, at the line to write it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from catalogue import write_lesson
 from deck.errors import DeckError, Diagnostic
+from deck.show import table, to_output
 from deck.source.folder import load_lesson
 from deck.source.lessonyml import lesson_settings
 from deck.source.scanner import parse_section
@@ -134,3 +138,45 @@ def test_a_misspelt_cell_option_names_the_nearest(written: str, meant: str):
 def test_an_option_like_no_known_one_still_lists_them_all():
     (said,) = problems("## A\n\n```{python}\n#| colour: red\nx = 1\n```\n")
     assert "unknown cell option `colour` (known: code-line-numbers, echo," in said
+
+
+# --- deck.show.table ------------------------------------------------------------------------
+
+
+def cells(data: Any, **options: Any) -> list[list[str]]:
+    shown = table(data, **options)._repr_html_()
+    rows = re.findall(r"<tr>(.*?)</tr>", shown)
+    return [re.findall(r"<td>(.*?)</td>", row) for row in rows if "<td>" in row]
+
+
+def test_whole_numbers_show_without_decimals_and_data_as_given():
+    assert cells([[1.0, 2.8, 7], [2.0, 3.1, 12]]) == [["1", "2.8", "7"], ["2", "3.1", "12"]]
+    assert cells(np.eye(2)) == [["1", "0"], ["0", "1"]]
+    assert cells([[12345678.0], [-0.0]]) == [["12345678"], ["0"]]  # (not `1.23e+7`)
+
+
+def test_a_column_shows_its_values_with_one_number_of_decimals():
+    assert cells([[2.8, 1], [0.25, 2.5]]) == [["2.80", "1.0"], ["0.25", "2.5"]]
+    assert cells(np.array([1.0, 2.5, 3.25])) == [["1.00", "2.50", "3.25"]]  # one row: one
+
+
+def test_computed_floats_show_at_most_three_decimals_as_before():
+    assert cells([[1 / 3, 2 / 3], [1e-5, 1234567.5]]) == [["0.333", "0.667"], ["1e-5", "1.23e+6"]]
+
+
+def test_digits_keeps_its_meaning_and_a_cell_s_last_array_its_three_decimals():
+    assert cells([[1.0, 0.5], [0.25, 2]], digits=2) == [["1.00", "0.50"], ["0.25", "2"]]
+    output = to_output(np.array([[0.25, 1.0]]))
+    assert output is not None and "<td>0.250</td><td>1.000</td>" in output.data
+
+
+def test_a_column_may_have_its_own_format_by_label_or_index():
+    rows = [["a", 0.123, 1234567], ["b", 0.5, 12]]
+    formats = {"rate": "{:.1%}", 2: "{:,}"}
+    shown = cells(rows, cols=["", "rate", "n"], formats=formats)
+    assert shown == [["a", "12.3%", "1,234,567"], ["b", "50.0%", "12"]]
+    assert cells([[0.5, "<b>"]], formats={0: lambda v: f"<i>{v}</i>"}) == [
+        ["&lt;i&gt;0.5&lt;/i&gt;", "&lt;b&gt;"]
+    ]
+    with pytest.raises(ValueError, match=r"no column 'rates' \(columns: \['', 'rate', 'n'\]\)"):
+        table(rows, cols=["", "rate", "n"], formats={"rates": "{:.1%}"})
