@@ -4,6 +4,7 @@ and how it writes them into staging."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -30,6 +31,8 @@ class Built:
     options: Options
     staging: dict[str, Path]
     results: dict[str, SectionResult] = field(default_factory=dict)
+    # what exporters leave until the build's places are published (`deck.publish.write`)
+    later: list[Callable[[], None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

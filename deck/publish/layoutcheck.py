@@ -29,9 +29,12 @@ from pathlib import Path
 
 from deck.options import Options
 from deck.progress import Progress
+from deck.publish import layoutlate
 from deck.publish.exporter import DECK, Built, Exported, file_digest
 from deck.publish.layoutd import Client
+from deck.publish.layoutlate import late_file
 from deck.publish.layoutrecord import CHECKED as CHECKED
+from deck.publish.layoutrecord import late_answers
 from deck.publish.layoutrecord import unchecked as unchecked
 from deck.publish.pdf import Overflow
 from deck.publish.pdfs import slide_size
@@ -79,13 +82,15 @@ def slide_keys(built: Built) -> list[str]:
 
 
 def earlier_answers(built: Built) -> dict[str, list[dict]]:
-    """The slides measured by the last build, by their keys (their overflows, maybe none)."""
+    """The slides measured by the last build, by their keys (their overflows, maybe none),
+    with those a check after it measured (`deck.publish.layoutlate`)."""
+    late = late_answers(late_file(built.options.cache, built.lesson.name))
     try:
         record = json.loads((built.options.out / built.lesson.name / CHECKED).read_text("utf-8"))
     except (OSError, ValueError):
-        return {}
+        return late
     slides = record.get("slides") if isinstance(record, dict) else None
-    return slides if isinstance(slides, dict) else {}
+    return {**late, **slides} if isinstance(slides, dict) else late
 
 
 class LayoutCheck:
@@ -122,13 +127,16 @@ class LayoutCheck:
         known = earlier_answers(built)
         answers: dict[str, list[dict]] = {}
         changed = tuple(n for n, key in enumerate(keys, 1) if key not in known)
+        later = bool(changed) and len(changed) < len(keys) and layoutlate.wanted()
         try:
             index = built.staging[DECK] / "index.html"
-            found = measure(index, built, changed, warm) if changed else []
-            for n in changed:
+            found = [] if later or not changed else measure(index, built, changed, warm)
+            for n in () if later else changed:
                 answers[keys[n - 1]] = [asdict(o) for o in found if o.slide == n]
             overflows = []
             for n, (slide, key) in enumerate(zip(built.deck.slides, keys, strict=True), 1):
+                if later and n in changed:
+                    continue  # (measured after the build: its answer is not known yet)
                 for o in answers.get(key, known.get(key, [])):  # (its source line as it is now)
                     overflows.append(Overflow(**{**o, "slide": n, "source": str(slide.loc)}))
                 answers.setdefault(key, known.get(key, []))
@@ -146,13 +154,42 @@ class LayoutCheck:
         finally:
             progress.stop("layout")
         seconds = time.perf_counter() - t0
-        if changed:
+        pending: dict | None = None
+        if later and checked:
+            pending = leave_until_published(built, changed, keys, index)
+            many = f"{len(changed)} changed slides" if len(changed) > 1 else "the changed slide"
+            progress.log(f"  checking the layout of {many} after the build (warnings follow)")
+        elif changed:
             count = f"{len(changed)} of {len(keys)}" if len(changed) < len(keys) else f"{len(keys)}"
             progress.log(f"  checked the layout of {count} slides ({seconds:.1f} s)")
         record = {"checked": checked, "warnings": warnings, "slides": answers if checked else {}}
+        if pending is not None:
+            record["late"] = pending
         text = json.dumps(record, ensure_ascii=False, indent=1)
         (built.staging[DECK] / CHECKED).write_text(text + "\n", "utf-8")
         return Exported({CHECKED: warnings}, seconds)
+
+
+def leave_until_published(
+    built: Built, changed: tuple[int, ...], keys: list[str], index: Path
+) -> dict:
+    """Leaves the changed slides' check until the deck is published (`deck.publish.layoutlate`):
+    what the record says is pending (the slides' keys, the file their answers go to)."""
+    late = late_file(built.options.cache, built.lesson.name)
+    job = {
+        "index": str((built.options.out / built.lesson.name / "index.html").resolve()),
+        "digest": file_digest(index),
+        "count": len(keys),
+        "size": list(size) if (size := slide_size(built)) else None,
+        "numbers": list(changed),
+        "keys": [keys[n - 1] for n in changed],
+        "sources": {str(n): str(built.deck.slides[n - 1].loc) for n in changed},
+        "cache": str(built.options.cache.resolve()),
+        "late": str(late),
+        "lesson": str(built.lesson.path),
+    }
+    built.later.append(lambda: layoutlate.start(job))
+    return {"keys": job["keys"], "file": str(late)}
 
 
 def measure(

@@ -106,6 +106,8 @@ def write(
         (built.staging[DECK] / RECORD).write_text(json.dumps(record, ensure_ascii=False), "utf-8")
         gone = {place: places[place].exists() for place in drop}
         publish(list(targets.values()))
+        for job in built.later:  # (what needs the published deck: the layout check, late)
+            job()
     finally:
         for target in targets.values():
             if target.staging.is_dir():
