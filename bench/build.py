@@ -23,6 +23,7 @@ that runs a cell, a cell edit that runs other than one section, or a build that 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -30,6 +31,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +47,9 @@ ROWS = {
     "cold": "cold build (empty cache, with PDFs)",
     "nochange_html": "no-change build, HTML only",
     "nochange_pdf": "no-change build, with PDFs",
-    "prose_html": "prose edit, HTML only",
+    "prose_html": "prose edit, HTML only (at a terminal: layout checked after it)",
+    "prose_late": "prose edit: its layout warnings said, after the build's start",
+    "prose_wait": "prose edit, HTML only, layout checked within (CI, scripts)",
     "prose_pdf": "prose edit, with PDFs",
     "cell_html": "cell edit (one constant), HTML only",
     "pdf": "PDF printing (deck: all its PDFs)",
@@ -101,10 +105,14 @@ class BuildFailed(Exception):
 # ---- deck ----------------------------------------------------------------------------------
 
 
-def deck_build(common: list[str], tmp: Path, step: str, extra: tuple[str, ...] = ()) -> Run:
+def deck_build(
+    common: list[str], tmp: Path, step: str, extra: tuple[str, ...] = (), late: bool = False
+) -> Run:
+    """One build. `late`: as at a terminal, the layout check of changed slides is left until
+    after the build (`deck.publish.layoutlate`); else it runs within the build, as in CI."""
     modules = tmp / "modules.json"
     modules.unlink(missing_ok=True)
-    env = dict(os.environ, DECK_BENCH_MODULES=str(modules))
+    env = dict(os.environ, DECK_BENCH_MODULES=str(modules), DECK_LAYOUT_LATE=str(int(late)))
     python = str(PYTHON if PYTHON.is_file() else sys.executable)
     result = run([python, "-c", CHILD, str(ROOT / "build.py"), *common, *extra], ROOT, env)
     say(f"    {step:<28} {result.seconds:8.2f} s   {result.peak_mb:6.0f} MB")
@@ -154,9 +162,9 @@ def build_all(
 ) -> None:
     """The builds of one repeat, in order; each scenario's time goes into `side`."""
 
-    def build(step: str, *extra: str) -> Run:
+    def build(step: str, *extra: str, late: bool = False) -> Run:
         try:
-            result = deck_build(common, tmp, step, extra)
+            result = deck_build(common, tmp, step, extra, late)
         except BuildFailed as exc:
             peaks.append(exc.result.peak_mb)
             raise
@@ -170,18 +178,40 @@ def build_all(
         ("prose_pdf", "prose edit, with PDFs", ()),
         (None, "(now HTML only: re-render)", ("--no-pdf",)),
         ("nochange_html", "no-change, HTML only", ("--no-pdf",)),
+        ("prose_wait", "prose edit, check within", ("--no-pdf",)),
         ("prose_html", "prose edit, HTML only", ("--no-pdf",)),
         ("cell_html", "cell edit, HTML only", ("--no-pdf",)),
     ]:
         if key and key.startswith("prose"):
-            edits.prose_edit(copy, 1 if key == "prose_pdf" else 2)
+            edits.prose_edit(copy, {"prose_pdf": 1, "prose_wait": 2}.get(key, 3))
         if key == "cell_html":
             edits.cell_edit(copy, 1)
-        result = build(step, *extra)
+        started = time.time()
+        result = build(step, *extra, late=key == "prose_html")
         if key is None:
             continue
         side.samples[key].append(result.seconds)
         check(key, result, side, tmp)
+        if key == "prose_html":
+            said = late_check_done(tmp / "cache" / "layout-late" / f"{name}.json", started)
+            if said is None:
+                side.fail(f"{ROWS[key]}: the layout check after the build gave no answer")
+            else:
+                side.samples["prose_late"].append(said)
+                say(f"    {'  its layout warnings said':<28} {said:8.2f} s")
+
+
+def late_check_done(answers: Path, started: float, wait: float = 30.0) -> float | None:
+    """Seconds from a build's start to the answers of the layout check it left until after it
+    (their file written: the warnings are said then); None when none come within `wait`."""
+    until = time.time() + wait
+    while time.time() < until:
+        with contextlib.suppress(OSError):
+            written = answers.stat().st_mtime
+            if written >= started:
+                return written - started
+        time.sleep(0.01)
+    return None
 
 
 def check(key: str, result: Run, side: Side, tmp: Path) -> None:
