@@ -3,19 +3,26 @@ to write, at the line to write it."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
+import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from catalogue import write_lesson
-from deck.errors import DeckError, Diagnostic
+from catalogue import line_of, write_lesson
+from deck.errors import DeckError, Diagnostic, Loc
+from deck.execute.hints import other_section_hint
+from deck.execute.raised import raised_in
 from deck.show import table, to_output
 from deck.source.folder import load_lesson
 from deck.source.lessonyml import lesson_settings
 from deck.source.scanner import parse_section
+from fixture_build import run_cli
 
 
 def problems(text: str) -> list[str]:
@@ -180,3 +187,99 @@ def test_a_column_may_have_its_own_format_by_label_or_index():
     ]
     with pytest.raises(ValueError, match=r"no column 'rates' \(columns: \['', 'rate', 'n'\]\)"):
         table(rows, cols=["", "rate", "n"], formats={"rates": "{:.1%}"})
+
+
+# --- cell errors ----------------------------------------------------------------------------
+
+PROBLEM = """\
+## One
+
+```{python}
+#| echo: false
+values = [1, 2, 3]
+import numpy as np
+```
+"""
+BOOTCI = """\
+\"\"\"The lecturer's own module.\"\"\"
+import ast
+
+
+def read_level(text):
+    return ast.literal_eval(text)
+
+
+def applied(f, x):
+    return f(x)
+"""
+USES = """\
+## Two
+
+```{python}
+from bootci import read_level
+level = read_level("0.9 +")
+```
+"""
+MORE = "## Three\n\n```{python}\nprint(np.mean(values))\n```\n"
+
+
+def test_a_name_bound_in_another_section_is_named_at_its_binding_line(tmp_path: Path):
+    folder = write_lesson(tmp_path, {"01-problem.md": PROBLEM, "02-uses.md": USES})
+    lesson = load_lesson(folder)
+    said = Diagnostic(
+        Loc(lesson.sections[1].rel, 10), "exec", "NameError: name 'np' is not defined"
+    )
+    hinted = other_section_hint(lesson, said, lesson.sections[1])
+    import_line = line_of(PROBLEM, "import numpy")
+    assert f"`np` is bound in {lesson.sections[0].rel}:{import_line}, but" in hinted.message
+
+
+def test_an_error_passing_through_a_lesson_module_is_said_at_its_line(tmp_path: Path):
+    folder = write_lesson(tmp_path, {"bootci.py": BOOTCI})
+    path = "content/cat/02-uses.md"  # as messages show the section
+    code = 'from bootci import read_level\nlevel = read_level("0.9 +")\n'
+    with contextlib.chdir(tmp_path), _on_path(folder):
+        try:
+            exec(compile(code, path, "exec"), {})
+        except SyntaxError as exc:
+            frames = traceback.extract_tb(exc.__traceback__)[1:]  # (from the cell's frame)
+    where = raised_in(frames, path, str(folder / "02-uses.md"), str(folder))
+    assert where == " (raised in content/cat/bootci.py:6 read_level)"
+    assert raised_in(frames[:1], path, str(folder / "02-uses.md"), str(folder)) == ""
+    assert frames[-1].filename.endswith("ast.py")  # (named when no lesson module is passed)
+    library = raised_in(frames, path, str(tmp_path / "x" / "02-uses.md"), str(tmp_path / "x"))
+    assert library.startswith(" (raised in ast.py:")
+    # the module calls back into the cell, whose own code calls the library: not the module's
+    back = 'from bootci import applied\nimport ast\napplied(ast.literal_eval, "0.9 +")\n'
+    back = back.replace("ast.literal_eval", "lambda s: ast.literal_eval(s)")
+    with contextlib.chdir(tmp_path), _on_path(folder):
+        try:
+            exec(compile(back, path, "exec"), {})
+        except SyntaxError as exc:
+            frames = traceback.extract_tb(exc.__traceback__)[1:]
+    assert raised_in(frames, path, str(folder / "02-uses.md"), str(folder)).startswith(
+        " (raised in ast.py:"
+    )
+
+
+@contextlib.contextmanager
+def _on_path(folder: Path) -> Iterator[None]:
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop("bootci", None)
+
+
+def test_cli_the_binding_line_and_the_lesson_module_line_are_named(tmp_path: Path):
+    files = {"01-problem.md": PROBLEM, "02-uses.md": USES, "03-more.md": MORE}
+    files["bootci.py"] = BOOTCI
+    write_lesson(tmp_path, files)
+    ran = run_cli(tmp_path, "cat", "--no-pdf")
+    assert ran.returncode == 1
+    uses = "content/cat/02-uses.md"
+    import_line = line_of(PROBLEM, "import numpy")
+    assert f"{uses}:{line_of(USES, 'level =')}: error [exec] SyntaxError: " in ran.stderr
+    assert "(raised in content/cat/bootci.py:6 read_level)" in ran.stderr
+    assert f"`np` is bound in content/cat/01-problem.md:{import_line}, but each" in ran.stderr

@@ -10,7 +10,7 @@ import dataclasses
 import difflib
 import re
 
-from deck.errors import Diagnostic
+from deck.errors import Diagnostic, Loc
 from deck.model import Cell, Lesson, Section
 
 UNDEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
@@ -22,22 +22,26 @@ def near_name(name: str, names: list[str]) -> str | None:
     return found[0] if found and found[0] != name else None
 
 
-def bound_names(code: str) -> set[str]:
-    """The names a cell binds at its top level (imports, assignments, defs, classes)."""
+def binding_lines(code: str) -> dict[str, int]:
+    """Each name a cell binds at its top level (imports, assignments, defs, classes) with the
+    line of the code (1-based) of its first statement binding it."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return set()
-    found: set[str] = set()
+        return {}
+    found: dict[str, int] = {}
     for node in tree.body:
+        names: set[str] = set()
         if isinstance(node, ast.Import | ast.ImportFrom):
-            found |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            names = {(a.asname or a.name).split(".")[0] for a in node.names}
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            found.add(node.name)
+            names = {node.name}
         elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                found |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        for name in names:
+            found.setdefault(name, node.lineno)
     return found
 
 
@@ -55,9 +59,11 @@ def other_section_hint(
             continue
         cell: Cell
         for cell in section.cells():
-            if name in bound_names(cell.code):
+            line = binding_lines(cell.code).get(name)
+            if line is not None:
+                where = Loc(cell.loc.path, cell.code_line + line - 1)  # the binding line
                 hint = (
-                    f"; `{name}` is bound in {cell.loc}, but each section runs in its own "
+                    f"; `{name}` is bound in {where}, but each section runs in its own "
                     f"namespace: import or define it in this section too"
                 )
                 return dataclasses.replace(problem, message=problem.message + hint)

@@ -38,6 +38,7 @@ from deck.execute.frames import lesson_frames
 from deck.execute.hints import near_name
 from deck.execute.job import CellJob, JobSpec
 from deck.execute.observe import distrust_reset_mtimes, watch
+from deck.execute.raised import raised_in
 from deck.execute.seeding import SeedOnImport
 from deck.host import kernels
 from deck.model import CellResult, Output, SectionResult
@@ -145,14 +146,7 @@ def _located_error(
     line = md[-1].lineno if md and md[-1].lineno else fallback
     if isinstance(exc, SyntaxError) and exc.filename == path and exc.lineno:
         line = exc.lineno
-    where = ""
-    if (
-        frames
-        and frames[-1].filename != path
-        and "deck/execute/worker.py" not in frames[-1].filename
-    ):
-        last = frames[-1]
-        where = f" (raised in {os.path.basename(last.filename)}:{last.lineno} {last.name})"
+    where = raised_in(frames, path, job.md_file, job.lesson_dir)
     if isinstance(exc, CellTimeout):
         return _error(path, line, "timeout", str(exc))
     if _is_out_of_memory(exc):
