@@ -188,8 +188,11 @@ def test_a_failed_lesson_keeps_its_last_good_entry_marked(tmp_path: Path, contex
     write_lesson(tmp_path, BETA, "beta")
     assert run_cli(tmp_path, "--no-pdf").returncode == 0
     edit(tmp_path / "content/beta/01-b.md", "y = 1 + 1", "y = 1 / 0")
+    before = (tmp_path / "dist/index.html").read_bytes()
     ran = run_cli(tmp_path, "--no-pdf")
     assert ran.returncode == 1
+    assert (tmp_path / "dist/index.html").read_bytes() == before  # a failed build writes none
+    assert run_cli(tmp_path, "alpha", "--no-pdf").returncode == 0  # the next good one marks it
     page, _ = open_page(context, tmp_path / "dist/index.html")
     beta = page.locator("#lesson-beta")
     assert "lesson-has-failed" in beta.get_attribute("class")
