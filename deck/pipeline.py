@@ -79,9 +79,10 @@ def _build_all(sources: list[Source], options: Options, progress: Progress) -> B
 
 
 def _failure(exc: DeckError) -> str:
-    first = exc.diagnostics[0] if exc.diagnostics else None
+    errors = [d for d in exc.diagnostics if d.severity == "error"]  # (warnings come after)
+    first = errors[0] if errors else None
     what = f"{first.loc}: {first.message}" if first else "errors"
-    more = len(exc.diagnostics) - 1
+    more = len(errors) - 1
     return what[:300] + (f" (+{more})" if more > 0 else "")
 
 
@@ -154,6 +155,9 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
         if not options.force and _unchanged(manifest, hasher, inputs, targets, source, options):
             manifest.refresh(hasher)
             warnings = tuple(manifest.data.get("report", {}).get("warnings", []))
+            from deck.publish.layoutrecord import late_warnings  # (light)
+
+            warnings += tuple(late_warnings(options.out / source.name))  # (said after it)
             for warning in warnings:
                 log(warning)
             seconds = {"check": time.perf_counter() - t0}

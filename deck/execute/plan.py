@@ -10,7 +10,7 @@ from __future__ import annotations
 from deck.errors import DeckError, Diagnostic
 from deck.model import Lesson, SectionResult
 from deck.options import Execution, Options
-from deck.progress import Progress
+from deck.progress import Progress, counted
 from deck.store.sections import DAMAGED, Store, cache_key, environment_fingerprint
 
 WRITE_ROUNDS = 2  # times a section runs again because another wrote what it read
@@ -51,7 +51,8 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
         status = "failed" if isinstance(outcome, Diagnostic) else "ran"
         cells = len(job.section.cells())
         reason = why[job.section.name]
-        log(f"  {status:6}  {job.section.rel}  ({cells} cells, {seconds:.1f} s; {reason})")
+        shown = f"{counted(cells, 'cell')}, {seconds:.1f} s; {reason}"
+        log(f"  {status:6}  {job.section.rel}  ({shown})")
 
     executed: list[str] = []
     problems: list[Diagnostic] = []

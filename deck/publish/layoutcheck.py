@@ -28,7 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from deck.options import Options
-from deck.progress import Progress
+from deck.progress import Progress, counted
 from deck.publish import layoutlate
 from deck.publish.exporter import DECK, Built, Exported, file_digest
 from deck.publish.layoutd import Client
@@ -160,8 +160,9 @@ class LayoutCheck:
             many = f"{len(changed)} changed slides" if len(changed) > 1 else "the changed slide"
             progress.log(f"  checking the layout of {many} after the build (warnings follow)")
         elif changed:
-            count = f"{len(changed)} of {len(keys)}" if len(changed) < len(keys) else f"{len(keys)}"
-            progress.log(f"  checked the layout of {count} slides ({seconds:.1f} s)")
+            many = counted(len(keys), "slide")
+            count = f"{len(changed)} of {many}" if len(changed) < len(keys) else many
+            progress.log(f"  checked the layout of {count} ({seconds:.1f} s)")
         record = {"checked": checked, "warnings": warnings, "slides": answers if checked else {}}
         if pending is not None:
             record["late"] = pending

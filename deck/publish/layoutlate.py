@@ -81,10 +81,10 @@ def check(job: dict) -> int:
                 finally:
                     browser.close()
     except Exception as exc:  # noqa: BLE001 - said; the next build checks again
-        said = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
         print(
             f"{job['lesson']}: warning [overflow] the changed slides' layout was not checked: "
-            f"{type(exc).__name__}{': ' + said if said else ''}",
+            f"{type(exc).__name__}{': ' + why if why else ''}",
             file=sys.stderr,
             flush=True,
         )
@@ -93,11 +93,11 @@ def check(job: dict) -> int:
         key: [asdict(o) for o in found if o.slide == n]
         for n, key in zip(numbers, job["keys"], strict=True)
     }
-    text = json.dumps({"answers": answers}, ensure_ascii=False)
+    said = [str(Overflow(**{**asdict(o), "source": job["sources"][str(o.slide)]})) for o in found]
+    text = json.dumps({"answers": answers, "warnings": said}, ensure_ascii=False)
     write_atomic(Path(job["late"]), text.encode())
-    for o in found:
-        shown = Overflow(**{**asdict(o), "source": job["sources"][str(o.slide)]})
-        print(str(shown), file=sys.stderr, flush=True)
+    for warning in said:
+        print(warning, file=sys.stderr, flush=True)
     return 0
 
 

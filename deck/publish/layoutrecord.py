@@ -38,3 +38,14 @@ def late_answers(path: Path) -> dict[str, list[dict]]:
     except (OSError, ValueError, AttributeError):
         return {}
     return found if isinstance(found, dict) else {}
+
+
+def late_warnings(folder: Path) -> list[str]:
+    """The warnings a check after the last build said (a no-change build repeats them with
+    those found within it)."""
+    try:
+        late = json.loads((folder / CHECKED).read_text("utf-8")).get("late") or {}
+        said = json.loads(Path(late["file"]).read_text("utf-8")).get("warnings", [])
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return []
+    return [str(w) for w in said] if isinstance(said, list) else []

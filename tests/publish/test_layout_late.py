@@ -66,6 +66,7 @@ def test_a_prose_edit_is_measured_after_the_build_and_said_at_its_line(
     # kept: a no-change build is up to date, and the next edit repeats it without measuring
     same = run_build(root, "long", "--no-pdf")
     assert "up to date" in same.stderr, same.stderr
+    assert sorted(overflows(same.stderr)) == sorted(overflows(edit.stderr))  # (repeated)
     (folder / "01-a.md").write_text(MORE.replace("短。", "短。短。"), "utf-8")  # (no new glyph)
     again = run_build(root, "long", "--no-pdf")
     assert f"checking the layout of the changed slide {LATER}" in again.stderr
