@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     except DeckError as exc:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
-        errors = counted(len(exc.diagnostics), "error")
+        errors = counted(sum(d.severity == "error" for d in exc.diagnostics), "error")
         print(f"build failed: {errors}; {KEPT}", file=sys.stderr)
         return 1
     except LockTimeout as exc:

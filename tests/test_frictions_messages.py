@@ -110,11 +110,6 @@ def test_a_top_level_key_misspelt_in_lesson_yml_is_a_warning_naming_the_nearest(
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="deck/source/folder.py raises DeckError(errors) and drops the warnings: the "
-    "`widget:` typo's warning is never printed when the build fails because of it",
-)
 def test_the_warning_is_reported_with_the_errors_it_explains(tmp_path: Path):
     folder = write_lesson(
         tmp_path,
@@ -127,6 +122,7 @@ def test_the_warning_is_reported_with_the_errors_it_explains(tmp_path: Path):
         load_lesson(folder)
     said = [f"{d.loc.line} {d.message}" for d in failed.value.diagnostics]
     assert "2 unknown key `widget` is ignored (did you mean `widgets`?)" in said
+    assert failed.value.diagnostics[0].severity == "error"  # (the errors first)
 
 
 # --- cell options ---------------------------------------------------------------------------

@@ -130,7 +130,7 @@ def load_lesson(folder: Path) -> Lesson:
     lesson = Lesson(folder.name, folder, tuple(sections), config, (), widgets)
     diagnostics.extend(escapes(lesson, locs))
     errors = [d for d in diagnostics if d.severity == "error"]
-    if errors:
-        raise DeckError(errors)
     warnings = tuple(d for d in diagnostics if d.severity != "error")
+    if errors:  # (its warnings too: a typo's did-you-mean may be why it fails)
+        raise DeckError([*errors, *warnings])
     return dataclasses.replace(lesson, warnings=warnings)

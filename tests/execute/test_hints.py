@@ -23,7 +23,7 @@ def test_a_name_bound_in_another_section_is_named_with_its_line(tmp_path: Path):
     folder = write_lesson(tmp_path, {"01-one.md": FIRST, "02-two.md": second})
     ran = run_cli(tmp_path, "cat", "--no-pdf")
     assert ran.returncode == 1
-    line = line_of((folder / "01-one.md").read_text(), "```{python}")
+    line = line_of((folder / "01-one.md").read_text(), "import math as m")
     assert "NameError: name 'm' is not defined" in ran.stderr
     assert f"01-one.md:{line}, but each section runs in its own namespace" in ran.stderr
 
