@@ -39,6 +39,9 @@ REVEAL_NAMES = {
     "view-distance": "viewDistance",
     "viewDistance": "viewDistance",
     "controls-tutorial": "controlsTutorial",
+    # (reveal.js has no such option: the deck's pass that stretches a lone image reads it,
+    # deck.render.transforms.auto_stretch)
+    "auto-stretch": "autoStretch",
 }
 
 
