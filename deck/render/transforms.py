@@ -13,6 +13,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,21 @@ def citations(slides: Slides, at: DeckPass) -> tuple[Slides, list[Diagnostic]]:
     return cite(slides, config.citations, at.lesson.path, config.lang, at.cache, found)
 
 
+def auto_stretch(slides: Slides, at: DeckPass) -> tuple[Slides, list[Diagnostic]]:
+    """A slide's lone image grows to the height the slide has left, as Quarto's `auto-stretch`
+    (reveal.js's `r-stretch`; deck.css lays the slide out as a column around it): on in a
+    `.qmd` (Quarto's default), off in a lesson folder unless its `slides:` asks; an image with
+    `.r-stretch` of its own is stretched either way."""
+    asked = dict(at.lesson.config.slides.reveal).get("autoStretch")
+    quarto = any(section.settings.quarto for section in at.lesson.sections)
+    on = bool(quarto if asked is None else asked)
+    out = []
+    for s in slides:
+        body = None if "nostretch" in s.classes else stretched(s.body, on)
+        out.append(s if body is None else replace(s, body=body, classes=(*s.classes, STRETCH)))
+    return out, []
+
+
 def frame(slides: Slides, at: DeckPass) -> tuple[Slides, list[Diagnostic]]:
     """The deck's footer (unless a slide has its own) and logo on every slide."""
     return [replace(s, body=s.body + at.settings.frame(s)) for s in slides], []
@@ -66,6 +82,7 @@ def late_pictures(slides: Slides, at: DeckPass) -> tuple[Slides, list[Diagnostic
 TRANSFORMS: tuple[tuple[str, Transform], ...] = (
     ("cross-references", cross_references),
     ("citations", citations),
+    ("auto-stretch", auto_stretch),  # (before the frame: the logo is no picture of the slide)
     ("frame", frame),
     ("late pictures", late_pictures),
 )
@@ -78,6 +95,136 @@ def apply(slides: Slides, at: DeckPass) -> tuple[Slides, list[Diagnostic]]:
         slides, found = transform(slides, at)
         warnings.extend(found)
     return slides, warnings
+
+
+# ---- auto-stretch -------------------------------------------------------------------------
+# Quarto's rules (`applyStretch`, quarto-cli src/format/reveal/format-reveal.ts): a slide with
+# one <img> and no aside; the image not in a column, layout panel, fragment or tab panel; the
+# slide-level block holding it a paragraph of that image alone, a figure, a cell's output, or
+# a block of class `r-stretch`; the image without a height of its own, not `.absolute`, not
+# inside a link (and here: not `.nostretch`).
+
+STRETCH = "deck-stretch"  # the slide's class; its blocks around the image: "deck-stretch-box"
+STRETCHES = {"r-stretch", "stretch"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}  # fmt: skip
+IN_PLACE = {"column", "columns", "fragment", "output-location-slide", "r-stack"}
+
+
+@dataclass
+class _Tag:
+    name: str
+    classes: set[str]
+    attrs: dict[str, str]
+    start: int  # where its start tag is in the body
+    length: int  # and its length
+    children: int = 0  # elements and non-blank texts directly inside it
+
+
+class _Pictures(HTMLParser):
+    """Each <img> of a slide's body with the elements around it (outermost first), and the
+    asides (those of the notes apart)."""
+
+    def __init__(self, body: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines = [0]
+        for line in body.splitlines(keepends=True):
+            self.lines.append(self.lines[-1] + len(line))
+        self.stack: list[_Tag] = []
+        self.images: list[tuple[_Tag, list[_Tag]]] = []
+        self.asides = 0
+        self.feed(body)
+        self.close()
+
+    def _at(self) -> int:
+        line, column = self.getpos()
+        return self.lines[line - 1] + column
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        raw = self.get_starttag_text() or ""
+        node = _Tag(tag, set(values.get("class", "").split()), values, self._at(), len(raw))
+        if self.stack:
+            self.stack[-1].children += 1
+        if tag == "aside" and "notes" not in node.classes:
+            self.asides += 1
+        if tag == "img":
+            self.images.append((node, list(self.stack)))
+        elif tag not in VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID and self.stack and self.stack[-1].name == tag:
+            self.stack.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        for k in range(len(self.stack) - 1, -1, -1):
+            if self.stack[k].name == tag:
+                del self.stack[k:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        if self.stack and data.strip():
+            self.stack[-1].children += 1
+
+
+def stretched(body: str, on: bool) -> str | None:
+    """The body with its lone image marked to stretch (and the blocks around it), or None
+    where Quarto's rules leave the slide as it is (see above)."""
+    if "<img" not in body.lower():
+        return None
+    found = _Pictures(body)
+    if len(found.images) != 1 or found.asides:
+        return None
+    image, around = found.images[0]
+    if not around or any(
+        t.classes & IN_PLACE or any(c.startswith("panel-") for c in t.classes)
+        or "grid" in t.attrs.get("style", "")
+        for t in around
+    ):  # fmt: skip
+        return None
+    top = around[0]
+    known = (
+        (top.name == "p" and top.children == 1)
+        or top.name == "figure"
+        or (top.name == "div" and bool(top.classes & ({"cell", "quarto-figure"} | STRETCHES)))
+    )
+    own = bool(image.classes & STRETCHES)
+    if not known or not (own or on):
+        return None
+    style = image.attrs.get("style", "").replace(" ", "")
+    if not own and (
+        "height" in image.attrs
+        or "height:" in style
+        or image.classes & {"absolute", "nostretch"}
+        or around[-1].name == "a"
+    ):
+        return None
+    marks = [(t, "deck-stretch-box") for t in around] + [(image, "r-stretch")]
+    for t, name in sorted(marks, key=lambda m: -m[0].start):
+        end = t.start + t.length
+        body = body[: t.start] + _with_class(body[t.start : end], name) + body[end:]
+    return body
+
+
+TAG_NAME = re.compile(r"<[\w-]+")
+CLASS_ATTR = re.compile(r"""(\sclass\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""", re.I)
+
+
+def _with_class(tag: str, name: str) -> str:
+    """A start tag with `name` among its classes."""
+    m = CLASS_ATTR.search(tag)
+    if m is None:
+        at = TAG_NAME.match(tag)
+        assert at is not None
+        tag = f'{tag[: at.end()]} class="{name}"{tag[at.end() :]}'
+    else:
+        classes = (m.group(2) or m.group(3) or m.group(4) or "").split()
+        if name not in classes:
+            joined = " ".join([*classes, name])
+            tag = f'{tag[: m.start()]}{m.group(1)}"{joined}"{tag[m.end() :]}'
+    return tag
 
 
 # ---- the document's transforms ------------------------------------------------------------

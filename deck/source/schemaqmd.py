@@ -89,6 +89,15 @@ DECK_OPTIONS: dict[str, Key] = {
         _attributes,
     ),
 }
+# Not reveal.js's (the deck's pass reads it, deck.render.transforms.auto_stretch); a lesson's
+# `slides:` takes it too, where it is off unless asked.
+AUTO_STRETCH = flag(
+    "a slide's lone image grows to the height the slide has left, as Quarto's (not in columns, "
+    "a layout panel, a fragment or a tab panel, nor one with a height of its own or `.absolute`;"
+    " `.nostretch` on the slide or the image: not that one)",
+    None,
+    shown="`true` in a `.qmd`; `false` in a lesson",
+)
 REVEALJS_SCHEMA = Schema(
     "format: revealjs:",
     {
@@ -177,11 +186,11 @@ REVEALJS_SCHEMA = Schema(
             "number",
             default="number",
         ),
+        "auto-stretch": AUTO_STRETCH,
         **DECK_OPTIONS,
         **_not_applied(
             "auto-animate-duration",
             "auto-animate-easing",
-            "auto-stretch",
             "center-title-slide",
             "code-copy",
             "code-overflow",
@@ -243,6 +252,7 @@ REVEAL_OPTIONS: dict[str, Key] = {
     "viewDistance": dataclasses.replace(VIEW_DISTANCE, help="as `view-distance`"),
     "controls-tutorial": flag("reveal.js's hint to use the arrows", None, shown=REVEALS),
 }
+
 EXECUTE_SCHEMA = Schema(
     "execute",
     {
