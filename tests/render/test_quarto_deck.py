@@ -186,7 +186,9 @@ def test_error_true_shows_the_exception_and_warnings_are_hidden(features: Built)
 def test_figure_size_alignment_and_missing_alt_text_warning(features: Built):
     body = slide(features, "Figure")
     figure = re.search(
-        r'<figure class="fig-align-center"><img data-src="figures/([^"]+)" alt="A line"', body
+        r'<figure class="fig-align-center[^"]*"><img (?:class="r-stretch" )?'
+        r'data-src="figures/([^"]+)" alt="A line"',
+        body,
     )
     assert figure, body
     svg = (features.out / "figures" / figure.group(1)).read_text()

@@ -33,7 +33,7 @@ def at(tmp_path: Path) -> DeckPass:
 
 def test_the_passes_run_in_their_order() -> None:
     names = [name for name, _ in TRANSFORMS]
-    assert names == ["cross-references", "citations", "frame", "late pictures"]
+    assert names == ["cross-references", "citations", "auto-stretch", "frame", "late pictures"]
 
 
 def test_cross_references_alone(at: DeckPass) -> None:
