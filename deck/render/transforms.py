@@ -172,8 +172,8 @@ class _Pictures(HTMLParser):
 def stretched(body: str, on: bool) -> str | None:
     """The body with its lone image marked to stretch (and the blocks around it), or None
     where Quarto's rules leave the slide as it is (see above)."""
-    if "<img" not in body.lower():
-        return None
+    if "<img" not in body.lower() or not on and "r-stretch" not in body:
+        return None  # (off, and no image asks for it: nothing to parse)
     found = _Pictures(body)
     if len(found.images) != 1 or found.asides:
         return None
