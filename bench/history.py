@@ -14,6 +14,7 @@ the last three commits.
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
 import time
@@ -43,6 +44,17 @@ def commit() -> str:
     return f"{rev}+" if dirty else rev
 
 
+def cpu() -> str:
+    """The machine's CPU model (timings from two CPUs are not comparable)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def entries() -> list[dict[str, Any]]:
     return json.loads(FILE.read_text("utf-8")) if FILE.is_file() else []
 
@@ -54,6 +66,7 @@ def record(decks: dict[str, dict[str, float]], repeats: int, load: tuple[float, 
         "date": time.strftime("%Y-%m-%d"),
         "repeats": repeats,
         "load": [round(load[0], 1), round(load[1], 1)],
+        "cpu": cpu(),
         "decks": {name: {k: round(v, 3) for k, v in rows.items()} for name, rows in decks.items()},
     }
     FILE.write_text(json.dumps([*entries(), entry], indent=1) + "\n", "utf-8")
@@ -93,7 +106,8 @@ def table(history: list[dict[str, Any]]) -> str:
             if any(c != "–" for c in cells):
                 lines.append(f"| {label} | " + " | ".join(cells) + " |")
         loads = " | ".join(f"{e['load'][0]:.1f} → {e['load'][1]:.1f}" for e in shown)
-        lines += [f"| load average (before → after) | {loads} |", ""]
+        lines += [f"| load average (before → after) | {loads} |"]
+        lines += ["| CPU | " + " | ".join(e.get("cpu", "not recorded") for e in shown) + " |", ""]
     return "\n".join(lines).rstrip()
 
 
