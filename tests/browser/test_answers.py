@@ -4,6 +4,7 @@ line says the answer is given in class), printed with the slide's notes in notes
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -30,6 +31,10 @@ s = 3 * 7
 
 ::: answer
 答案是 `{python} s`，因为三个七。
+
+| 乘数 | 积 |
+|---|---|
+| 七乘三 | 二十一 |
 :::
 
 ::: notes
@@ -84,7 +89,7 @@ def test_the_deck_shows_the_answer_on_the_next_click(context: BrowserContext, de
     assert answer.evaluate("e => getComputedStyle(e).opacity") == "0"
     page.evaluate("Reveal.next()")
     page.wait_for_function("getComputedStyle(document.querySelector('.deck-answer')).opacity == 1")
-    assert answer.inner_text().strip() == "答案是 21，因为三个七。"
+    assert answer.inner_text().strip().startswith("答案是 21，因为三个七。")
     assert page.evaluate("Reveal.getIndices().h") == 0  # still the same slide
 
 
@@ -102,6 +107,27 @@ def test_the_lecturers_notes_print_the_answer_with_the_notes(deck: Path):
     assert "课上揭示的答案" in text
     assert "答案课上给出" not in text
     assert text.count("答案是 21") == 1  # moved from the slide's picture, not shown twice
+
+
+def word_heights(path: Path, *words: str) -> dict[str, float]:
+    """Each word's height on the page (pdftotext's boxes), in points."""
+    xml = subprocess.run(
+        ["pdftotext", "-bbox", str(path), "-"], capture_output=True, text=True
+    ).stdout
+    found = {}
+    for m in re.finditer(
+        r'<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]+)<', xml
+    ):
+        if m.group(3) in words:
+            found.setdefault(m.group(3), float(m.group(2)) - float(m.group(1)))
+    return found
+
+
+def test_an_answers_table_beside_the_slide_is_at_the_notes_size(deck: Path):
+    # (it kept the slide's 24 px, twice the notes' text, and was pushed to the next page)
+    heights = word_heights(deck / "notes.pdf", "七乘三", "答案是")  # (the answer's own text)
+    assert set(heights) == {"七乘三", "答案是"}, heights
+    assert heights["七乘三"] <= 1.15 * heights["答案是"], heights
 
 
 def widget_weights() -> list[str]:
