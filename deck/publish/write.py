@@ -107,7 +107,10 @@ def write(
         gone = {place: places[place].exists() for place in drop}
         publish(list(targets.values()))
         for job in built.later:  # (what needs the published deck: the layout check, late)
-            job()
+            try:
+                job()
+            except OSError as exc:  # (the deck is published: a note, and the next build checks)
+                log(f"note: the layout check after the build did not start ({exc})")
     finally:
         for target in targets.values():
             if target.staging.is_dir():

@@ -125,3 +125,26 @@ def test_after_the_build_only_at_a_terminal_unless_asked(monkeypatch):
     assert layoutlate.wanted() is os.isatty(2)
     monkeypatch.setenv("DECK_LAYOUT_LATE", "0")
     assert layoutlate.wanted() is False
+
+
+def test_a_check_that_does_not_start_leaves_a_published_deck_and_a_note(
+    tmp_path,
+    monkeypatch,
+    stop_services,  # noqa: F811
+):
+    from fixture_build import run_cli
+
+    def fails(job: dict) -> None:
+        raise OSError("no process for it")
+
+    root = tmp_path / "late"
+    folder = lesson(root)
+    stop_services.append(root)
+    assert run_build(root, "long", "--no-pdf").returncode == 0
+    (folder / "01-a.md").write_text(MORE, "utf-8")
+    monkeypatch.setattr(layoutlate, "start", fails)
+    ran = run_cli(root, "long", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    assert "the layout check after the build did not start (no process for it)" in ran.stderr
+    assert "第 1 行" in (root / "dist" / "long" / "index.html").read_text("utf-8")  # published
+    assert unchecked(root / "dist" / "long")  # the next build checks again
