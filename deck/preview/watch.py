@@ -10,7 +10,9 @@ be the build's own (a cell's child process writing a file) and ignored, so such 
 cannot loop.
 
 A `.qmd` root is watched through its folder, which may hold anything (its own dist/ too): only
-its inputs count, as the build's no-change check counts them (`Source.is_input`).
+its inputs count, as the build's no-change check counts them (`Source.is_input`); the files
+its parent Quarto project names from outside that folder are watched through their own
+folders, one level deep.
 """
 
 from __future__ import annotations
@@ -66,14 +68,31 @@ def absolute(sources: Iterable[Source]) -> list[Source]:
 
 
 def walk(sources: list[Source]) -> Iterator[Path]:
-    """Every file in the sources' folders; files and folders that vanish meanwhile are
-    skipped."""
+    """Every file in the sources' folders, and the project files they read from outside them;
+    files and folders that vanish meanwhile are skipped."""
     for root in dict.fromkeys(s.folder for s in sources):
         if root.is_file():
             yield root
         for folder, _dirs, files in os.walk(root):  # os.walk ignores errors (unlike rglob)
             for name in files:
                 yield Path(folder, name)
+    yield from outside_files(sources)
+
+
+def outside_files(sources: list[Source]) -> list[Path]:
+    """What a `.qmd` reads from outside its folder: its parent project's `_quarto.yml` and the
+    files that names (a root `refs.bib`, `style.css`; `Source.is_input` counts them)."""
+    from deck.source.projectfind import find_project
+    from deck.source.registry import project_files
+
+    found: list[Path] = []
+    for source in sources:
+        project = find_project(source.path) if source.path.is_file() else None
+        if project is not None:
+            for path in (Path(os.path.abspath(project)), *project_files(project)):
+                if source.folder.absolute() not in path.parents:
+                    found.append(path)
+    return list(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)
@@ -132,29 +151,39 @@ class Watcher:
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, name="deck-watch", daemon=True)
 
+        # the folders of the project files read from outside the sources' folders, watched
+        # one level deep (a project's root may hold a whole website)
+        self.outside = sorted({p.parent for p in outside_files(self.roots)})
+        self.beside = threading.Thread(target=self.run, args=(False,), daemon=True)
+
     def start(self) -> None:
         self.thread.start()
+        if self.outside:
+            self.beside.start()
 
     def close(self) -> None:
         self.stop.set()
-        if self.thread.is_alive():
-            self.thread.join(timeout=5)
+        for thread in (self.thread, self.beside):
+            if thread.is_alive():
+                thread.join(timeout=5)
 
-    def run(self) -> None:
+    def run(self, inside: bool = True) -> None:
         failed = False
         while not self.stop.is_set():
             roots = [r for r in self.roots if r.path.exists()]
-            if not roots:
+            places = dict.fromkeys(r.folder for r in roots) if inside else self.outside
+            if not roots or not places:
                 self.stop.wait(0.5)  # a lesson folder moved away: wait for it to come back
                 continue
             try:
                 for changes in watchfiles.watch(
-                    *dict.fromkeys(r.folder for r in roots),
+                    *places,
                     watch_filter=lambda _change, path: not ignored(Path(path), self.roots),
                     step=20,
                     stop_event=self.stop,
                     raise_interrupt=False,
                     rust_timeout=1000,
+                    recursive=inside,
                 ):
                     paths = frozenset(Path(p) for _, p in changes)
                     self.batches.put(Batch(time.monotonic(), paths))
