@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from deck.blocks.context import RenderContext
+from deck.blocks.provenance import Bindings
 from deck.blocks.styles import layout_style, position_style, style_join
 from deck.errors import Diagnostic, Loc
 from deck.model import Block, Div, InlineExpr, Prose, Section
@@ -88,6 +89,11 @@ class ResolveContext(Protocol):
     diagnostics: list[Diagnostic]
     warnings: list[Diagnostic]
     made: list[QuizOrder]  # the quizzes' orders found while resolving
+
+    @property
+    def bindings(self) -> Bindings:
+        """The section's binding statements, parsed once (deck.blocks.provenance)."""
+        ...
 
     def text(self, source: str, loc: Loc) -> Text:
         """Markdown with its inline values in place, as text."""

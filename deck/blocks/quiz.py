@@ -161,7 +161,7 @@ def shown_order(r: ResolveContext, quiz: Quiz, choices: list[Text]) -> QuizOrder
             r.diagnostics.append(
                 Diagnostic(quiz.choices[k].loc, "quiz", f"two choices both read `{t}`")
             )
-    source = str(answer_source(r.section, quiz, correct))
+    source = str(answer_source(r.section, quiz, correct, r.bindings))
     settings = r.section.settings
     if settings.shuffle_quizzes:
         starts = [q.loc for q in quizzes_of(r.section)]
@@ -214,7 +214,9 @@ def plan_answer_slots(sections: list[Section], seed: int) -> list[tuple[int, ...
     return plan
 
 
-def answer_source(section: Section, quiz: Quiz, correct: int) -> Loc:
+def answer_source(
+    section: Section, quiz: Quiz, correct: int, bindings: Bindings | None = None
+) -> Loc:
     """Where a quiz's answer is computed: the last cell before the quiz that assigns a name
     the answer's expression uses (the `answer=` expression, or the inline values of the right
     choice); the quiz itself when no cell does."""
@@ -223,7 +225,7 @@ def answer_source(section: Section, quiz: Quiz, correct: int) -> Loc:
     else:
         indices = [int(m) for m in VALUE.findall(quiz.choices[correct].text)]
         exprs = [section.inlines[k].expr for k in indices]
-    found = Bindings(section).producers(exprs, before=quiz.loc.line)
+    found = (bindings or Bindings(section)).producers(exprs, before=quiz.loc.line)
     return Loc(found[-1].cell.loc.path, found[-1].line) if found else quiz.loc
 
 

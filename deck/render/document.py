@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from deck.blocks import BY_TYPE, kind_for
+from deck.blocks.provenance import Bindings
 from deck.errors import Diagnostic
 from deck.model import (
     Block,
@@ -66,6 +67,7 @@ class Resolver:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
     made: list[QuizOrder] = field(default_factory=list)  # the orders found now
+    parsed: Bindings | None = None  # the section's bindings, if the renderer has them
 
     def __post_init__(self) -> None:
         cells = self.section.cells()
@@ -87,6 +89,13 @@ class Resolver:
         if at < len(source):
             parts.append(source[at:])
         return Text(tuple(parts), loc)
+
+    @property
+    def bindings(self) -> Bindings:
+        """The section's binding statements, parsed once, when a quiz first asks."""
+        if self.parsed is None:
+            self.parsed = Bindings(self.section)
+        return self.parsed
 
     def inline_value(self, expr: str) -> str | None:
         return self.result.inline.get(expr)

@@ -104,6 +104,7 @@ class SectionRenderer:
             plain=self.quoted,
             diagnostics=self.diagnostics,
             warnings=self.warnings,
+            parsed=self.bindings,
         )
         self.resolved: tuple[DocSlide, ...] = ()
         self.definitions: dict[str, tuple[str, Loc]] = {}
