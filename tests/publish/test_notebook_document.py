@@ -106,12 +106,13 @@ def run(folder: Path, name: str, tmp_path: Path) -> nbformat.NotebookNode:
 
 
 def shown(notebook: nbformat.NotebookNode) -> str:
-    """Everything the run cells showed: streams and each display's text."""
+    """Everything the run cells showed: streams and each display's text. A kernel may flush one
+    message in several stream outputs, so a cell's streams are joined as one text."""
     parts = []
     for cell in notebook.cells:
-        for output in cell.get("outputs", []):
-            parts.append(output.get("text", ""))
-            parts.append(output.get("data", {}).get("text/plain", ""))
+        outputs = cell.get("outputs", [])
+        parts.append("".join(o.get("text", "") for o in outputs if o.output_type == "stream"))
+        parts.extend(o.get("data", {}).get("text/plain", "") for o in outputs)
     return "\n".join(parts)
 
 
