@@ -56,6 +56,22 @@ def shown_expression(expr: str) -> str:
     return f"`{expr}`"
 
 
+# Widget kinds built into deck until 2026-12-01, now the Transformer lesson's own (CHANGELOG.md).
+FORMER_KINDS = ("softmax-scaling", "attention-explorer", "attention-2x2", "head-ablation")
+
+
+def former(kind: str) -> str:
+    """For a kind deck once had built in: what to do instead."""
+    if kind not in FORMER_KINDS:
+        return ""
+    return (
+        f"; `{kind}` was built into deck until 2026-12-01 and is now the example lesson's own:"
+        f" copy content/transformer/widgets/{kind}.py and {kind}.js into this lesson's"
+        f" widgets/ folder and list `widgets/{kind}` under `widgets:` in its lesson.yml"
+        " (CHANGELOG.md)"
+    )
+
+
 def directive_problem(attrs: dict[str, str], kinds: dict[str, str]) -> str | None:
     """What is wrong with a `::: {.widget …}` line, or None (checked while parsing); `kinds`
     are the lesson's widget kinds, each with its data's format."""
@@ -64,7 +80,7 @@ def directive_problem(attrs: dict[str, str], kinds: dict[str, str]) -> str | Non
     if kind is None:
         return f'a widget needs kind="…" (known kinds: {known})'
     if kind not in kinds:
-        return f"unknown widget kind `{kind}` (known kinds: {known})"
+        return f"unknown widget kind `{kind}` (known kinds: {known}){former(kind)}"
     if not attrs.get("data", "").strip():
         summary = f" ({kinds[kind]})" if kinds[kind] else ""
         return f'widget `{kind}` needs data="<Python expression>"{summary}'

@@ -159,3 +159,48 @@ def test_editing_a_check_renders_again_and_runs_no_cell(tmp_path: Path):
     assert again.executed == [] and again.reused == ["w/01-a"] and again.published
     page = (tmp_path / "dist/w/index.html").read_text("utf-8")
     assert '{"start":3,"checked":2}' in page
+
+
+OLD_LESSON = """
+## Scaling
+
+```{python}
+data = {"d_k": [1, 4], "unscaled": [[0.5, 0.5], [0.9, 0.1]], "scaled": [[0.5, 0.5], [0.6, 0.4]]}
+```
+
+::: {.widget kind="softmax-scaling" data="data"}
+:::
+"""
+
+
+def test_a_kind_deck_once_had_built_in_says_how_to_migrate(tmp_path: Path):
+    """Issue 33, item 3: a lesson written when `softmax-scaling` was built in is told to copy
+    the kind from the example lesson, and doing so builds it (CHANGELOG.md, 2026-12-01)."""
+    lesson(tmp_path, **{"lesson.yml": "title: W\nlang: en\n", "01-a.md": OLD_LESSON})
+    (message,) = errors(tmp_path)
+    assert message.startswith("content/w/01-a.md:7: error [widget] unknown widget kind")
+    assert "copy content/transformer/widgets/softmax-scaling.py and softmax-scaling.js" in message
+    assert "list `widgets/softmax-scaling` under `widgets:`" in message
+    assert "CHANGELOG.md" in message
+    changelog = (Path(__file__).parents[2] / "CHANGELOG.md").read_text("utf-8")
+    assert "softmax-scaling" in changelog and "### Widget kinds belong to the lesson" in changelog
+    # the migration the message gives, done: the example lesson's files copied and listed
+    example = Path(__file__).parents[2] / "content/transformer/widgets"
+    folder = tmp_path / "content/w"
+    for suffix in (".py", ".js"):
+        (folder / f"widgets/softmax-scaling{suffix}").write_bytes(
+            (example / f"softmax-scaling{suffix}").read_bytes()
+        )
+    (folder / "lesson.yml").write_text(
+        "title: W\nlang: en\nwidgets:\n  - widgets/softmax-scaling\n", "utf-8"
+    )
+    report = build(["w"], options(tmp_path), LogOnly())
+    assert report.published
+    page = (tmp_path / "dist/w/index.html").read_text("utf-8")
+    assert 'data-widget="softmax-scaling"' in page
+
+
+def test_an_unknown_kind_deck_never_had_gets_no_migration(tmp_path: Path):
+    lesson(tmp_path, **{"01-a.md": SECTION.replace('kind="counter"', 'kind="countr"')})
+    (message,) = errors(tmp_path)
+    assert "unknown widget kind `countr`" in message and "CHANGELOG" not in message
