@@ -21,6 +21,7 @@ KEPT = "dist/ and figures/ left as they were"
 
 
 NEW = "build.py new NAME [--lang en|zh|fr|de|…] [--content DIR]"
+DOCS = "build.py docs [--out DIR]"
 
 
 def epilog() -> str:
@@ -35,14 +36,16 @@ def epilog() -> str:
         f"made when neither names any: {defaults}; only when named: {others}\n\n"
         f"a new lesson: {NEW}\n"
         "  writes CONTENT/NAME/ (a lesson that builds at once) and its test "
-        "tests/lessons/test_NAME.py\n  (build.py new --help)"
+        "tests/lessons/test_NAME.py\n  (build.py new --help)\n\n"
+        f"the documentation site: {DOCS}\n  builds docs/ offline into OUT/docs/ (open "
+        "OUT/docs/index.html)"
     )
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="build.py",
-        usage=f"%(prog)s [LESSON ...] [options]\n       {NEW}",
+        usage=f"%(prog)s [LESSON ...] [options]\n       {NEW}\n       {DOCS}",
         description="Build lessons into reveal.js decks, PDF slides and handouts.",
         epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -119,10 +122,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def new(argv: list[str]) -> int:
-    """`build.py new NAME [--lang en|zh|…]`: a lesson that builds at once, and its test."""
-    from deck.source.scaffold import new_lesson
-
+def new_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="build.py new",
         description="A new lesson CONTENT/NAME/ that builds at once, showing each convention "
@@ -131,6 +131,14 @@ def new(argv: list[str]) -> int:
     p.add_argument("name", help="the lesson's folder name, in the content folder")
     p.add_argument("--lang", default="en", help="the deck's language (default en)")
     p.add_argument("--content", type=Path, default=Path("content"), help="lessons folder")
+    return p
+
+
+def new(argv: list[str]) -> int:
+    """`build.py new NAME [--lang en|zh|…]`: a lesson that builds at once, and its test."""
+    from deck.source.scaffold import new_lesson
+
+    p = new_parser()
     args = p.parse_args(argv)
     try:
         written = new_lesson(args.name, args.content, Path.cwd(), args.lang)
@@ -149,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["new"]:
         return new(argv[1:])
+    if argv[:1] == ["docs"]:
+        from deck import docsite
+
+        return docsite.main(argv[1:])
     p = parser()
     args = p.parse_args(argv)
     if args.jobs < 1:

@@ -8,16 +8,33 @@ import math
 import sys
 from typing import Any
 
+__all__ = [
+    "DataProblem",
+    "mapping",
+    "listed",
+    "vector",
+    "number",
+    "index",
+    "text",
+    "distribution",
+    "nested",
+    "path_at",
+    "described",
+    "finite",
+]
+
 
 class DataProblem(Exception):
     """Widget data not in its kind's format; the message names the JSON path."""
 
 
 def path_at(path: str, key: str | int) -> str:
+    """The JSON path of `key` inside `path`: `scaled` and 2 → `scaled[2]`, `` and `Q` → `Q`."""
     return f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else key)
 
 
 def described(path: str) -> str:
+    """A path as a message names it: `` `scaled[2]` ``, or "the data" for the whole."""
     return f"`{path}`" if path else "the data"
 
 
@@ -28,6 +45,8 @@ def mapping(
     optional: tuple[str, ...] = (),
     ignored: tuple[str, ...] = (),
 ) -> dict[str, Any]:
+    """`value` is an object with every key of `required`, and no key but those, `optional`
+    and `ignored` ones; returns it."""
     if not isinstance(value, dict):
         raise DataProblem(f"{described(path)} must be an object with keys {', '.join(required)}")
     missing = [k for k in required if k not in value]
@@ -43,6 +62,7 @@ def mapping(
 
 
 def number(value: Any, path: str, low: float | None = None, high: float | None = None) -> float:
+    """`value` is a finite number (not a boolean) within [`low`, `high`]; returns it."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not finite(value):
         raise DataProblem(f"{described(path)} must be a number, not {json.dumps(value)[:40]}")
     if (low is not None and value < low) or (high is not None and value > high):
@@ -56,6 +76,7 @@ def finite(value: int | float) -> bool:
 
 
 def index(value: Any, path: str, count: int) -> int:
+    """`value` is a whole number from 0 to `count` - 1; returns it."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
         raise DataProblem(
             f"{described(path)} must be an index from 0 to {count - 1}, not {value!r}"
@@ -64,12 +85,15 @@ def index(value: Any, path: str, count: int) -> int:
 
 
 def text(value: Any, path: str) -> str:
+    """`value` is a string; returns it."""
     if not isinstance(value, str):
         raise DataProblem(f"{described(path)} must be text, not {json.dumps(value)[:40]}")
     return value
 
 
 def listed(value: Any, path: str, length: int | None = None, what: str = "items") -> list[Any]:
+    """`value` is a list, of `length` items when given (a wrong length is said in `what`:
+    "has 7 weights, expected 8"); returns it."""
     if not isinstance(value, list):
         raise DataProblem(f"{described(path)} must be a list")
     if length is not None and len(value) != length:
@@ -78,6 +102,8 @@ def listed(value: Any, path: str, length: int | None = None, what: str = "items"
 
 
 def vector(value: Any, path: str, length: int | None, what: str = "numbers", **bounds) -> list:
+    """`value` is a list of numbers, `length` of them when given, each within `bounds`
+    (`low=`, `high=`, as `number` takes them); returns it."""
     items = listed(value, path, length, what)
     for k, x in enumerate(items):
         number(x, path_at(path, k), **bounds)
@@ -85,7 +111,7 @@ def vector(value: Any, path: str, length: int | None, what: str = "numbers", **b
 
 
 def distribution(value: Any, path: str, length: int, what: str, tolerance: float) -> list:
-    """Weights: `length` numbers ≥ 0 adding up to 1."""
+    """Weights: `length` numbers ≥ 0 adding up to 1 within `tolerance`; returns them."""
     items = vector(value, path, length, what, low=0.0)
     total = math.fsum(items)
     if abs(total - 1) > tolerance:

@@ -51,8 +51,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("execute",),
     ("render",),
     ("publish",),
-    ("pipeline", "preview"),
+    ("pipeline", "preview", "docsite"),
     ("cli",),
+    ("reference",),  # the docs site's reference pages, read from every layer
 )
 
 

@@ -54,3 +54,7 @@ def test_new_refuses_to_overwrite_and_a_bad_name(tmp_path: Path):
     assert again.returncode == 2 and "exists already" in again.stderr
     bad = run_cli(tmp_path, "new", "../up")
     assert bad.returncode == 2 and "letters, digits" in bad.stderr
+    for command in ("docs", "new"):  # `build.py docs` would never reach such a lesson
+        taken = run_cli(tmp_path, "new", command)
+        assert taken.returncode == 2 and "is a build.py command" in taken.stderr
+        assert not (tmp_path / "content" / command).exists()

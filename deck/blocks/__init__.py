@@ -46,7 +46,14 @@ KINDS: tuple[BlockKind, ...] = (
     *layout.KINDS,
     *flow.KINDS,
 )
-PLAIN = BlockKind("div", lambda _: False, parse_div, render_plain)
+PLAIN = BlockKind(
+    "div",
+    lambda _: False,
+    parse_div,
+    render_plain,
+    doc="`::: {.name #id key=value}` … `:::` of any other class.\n\nA plain `<div>` with those"
+    " classes (`.fragment`, `.r-stack`, `.small`…), its other attributes as `data-` attributes.",
+)
 # Blocks of their own type, made by one kind each.
 BY_TYPE: dict[type, BlockKind] = {Quiz: quiz.KIND, Notes: notes.KIND, Columns: columns.KIND}
 NAMED: dict[str, BlockKind] = {k.name: k for k in (*KINDS, PLAIN)}

@@ -24,4 +24,9 @@ def render(r: RenderContext, div: Group, notes: list[str]) -> str:
 # On the slides (a click away) and in the lecturer's notes; in the solutions, not the students'
 # handout or notebook.
 SEEN_BY = frozenset({"slides", "notes", "solutions"})
-KIND = BlockKind("answer", named("answer"), parse_div, render, seen_by=SEEN_BY)
+DOC = """`::: answer` … `:::` after an exercise.
+
+An exercise's answer: shown on the next click in the deck (a fragment), left out of the
+students' handout (a line says it is given in class) and of the student notebook, printed with
+the slide's notes in the lecturer's notes.pdf, whole in the solutions notebook."""
+KIND = BlockKind("answer", named("answer"), parse_div, render, seen_by=SEEN_BY, doc=DOC)

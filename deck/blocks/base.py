@@ -214,6 +214,8 @@ class BlockKind:
     )
     resolve: Resolve | None = None
     seen_by: frozenset[str] = EVERYONE
+    # For the reference (docs/reference/blocks.md): how an author opens it, then what it does.
+    doc: str = ""
 
     def resolved(self, r: ResolveContext, block: Any) -> Node | None:
         if self.resolve is not None:
@@ -227,6 +229,9 @@ def check_handlers(kinds: tuple[BlockKind, ...], outputs: tuple[str, ...]) -> No
     missing = [f"{k.name} → {o}" for k in kinds for o in outputs if o not in k.outputs]
     if missing:
         raise RuntimeError("block kinds without a handler: " + ", ".join(missing))
+    undocumented = [k.name for k in kinds if not k.doc.strip()]
+    if undocumented:
+        raise RuntimeError("block kinds without their reference (doc=): " + ", ".join(undocumented))
 
 
 def named(name: str) -> Callable[[str], bool]:

@@ -90,4 +90,9 @@ def slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
 
 # (a notebook writes its title as a line)
 OUTPUTS: dict[str, Handler] = {"ipynb": contents, "pptx": slide}
-KIND = BlockKind("callout", lambda cls: bool(CALLOUT.match(cls)), parse, render, OUTPUTS)
+DOC = """`::: {.callout-note}` (also `-tip`, `-warning`, `-caution`, `-important`) … `:::`.
+
+A box with an icon and a title: its first heading, `title="…"`, or the kind's name in the
+deck's language. `appearance="simple"` or `"minimal"` and `icon=false`, as in Quarto. The PPTX
+draws it as a titled box in its colour."""
+KIND = BlockKind("callout", lambda cls: bool(CALLOUT.match(cls)), parse, render, OUTPUTS, doc=DOC)

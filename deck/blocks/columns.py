@@ -61,4 +61,9 @@ def slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
 
 # (a notebook reads them one after another)
 OUTPUTS: dict[str, Handler] = {"ipynb": contents, "pptx": slide}
-KIND = BlockKind("columns", named("columns"), parse, render, OUTPUTS, resolve)
+DOC = """`:::: columns` holding `::: {.column width="40%"}` blocks, closed by `::::`.
+
+Content side by side, each column its share of the width (`width=` as a percentage; columns
+without one share what is left). The PPTX makes side-by-side text boxes; a notebook keeps the
+columns one after another."""
+KIND = BlockKind("columns", named("columns"), parse, render, OUTPUTS, resolve, doc=DOC)

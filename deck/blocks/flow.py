@@ -19,9 +19,22 @@ def cards_slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
 
 KINDS = (
     BlockKind(
-        "flow", named("flow"), parse_div, render_plain, {"ipynb": contents, "pptx": flow_slide}
+        "flow",
+        named("flow"),
+        parse_div,
+        render_plain,
+        {"ipynb": contents, "pptx": flow_slide},
+        doc="`::: flow` (or `::: {.flow .vertical}`) … `:::` around a list.\n\nThe list drawn"
+        " as boxes joined by arrows, left to right (`.vertical`: stacked top to bottom); the PPTX"
+        " draws rounded boxes and connectors, a notebook keeps the list.",
     ),
     BlockKind(
-        "cards", named("cards"), parse_div, render_plain, {"ipynb": contents, "pptx": cards_slide}
+        "cards",
+        named("cards"),
+        parse_div,
+        render_plain,
+        {"ipynb": contents, "pptx": cards_slide},
+        doc="`::: cards` … `:::` around a list.\n\nThe list drawn as a row of cards (in the"
+        " PPTX too); a notebook keeps the list.",
     ),
 )

@@ -15,4 +15,8 @@ def render(r: RenderContext, div: Group, notes: list[str]) -> str:
 
 
 SEEN_BY = frozenset({"handout", "notes", "notebook", "solutions"})  # never on the slides
-KIND = BlockKind("handout", named("handout"), parse_div, render, seen_by=SEEN_BY)
+DOC = """`::: handout` … `:::` on a slide.
+
+Text for the handouts only (the students' and the lecturer's) and the notebooks, never on the
+slides: printed under the slide in place of its speaker notes."""
+KIND = BlockKind("handout", named("handout"), parse_div, render, seen_by=SEEN_BY, doc=DOC)

@@ -48,10 +48,38 @@ def aside_slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
 
 
 KINDS = (
-    BlockKind("incremental", named("incremental"), parse_div, incremental(True)),
-    BlockKind("nonincremental", named("nonincremental"), parse_div, incremental(False)),
     BlockKind(
-        "footer", named("footer"), parse_div, footer, {"ipynb": contents, "pptx": footer_slide}
+        "incremental",
+        named("incremental"),
+        parse_div,
+        incremental(True),
+        doc="`::: incremental` … `:::` around a list.\n\nIts items appear one by one, one a click"
+        " (as `incremental: true` in lesson.yml does for every list).",
     ),
-    BlockKind("aside", named("aside"), parse_div, aside, {"ipynb": contents, "pptx": aside_slide}),
+    BlockKind(
+        "nonincremental",
+        named("nonincremental"),
+        parse_div,
+        incremental(False),
+        doc="`::: nonincremental` … `:::` around a list.\n\nIts items appear at once, in a deck"
+        " whose lists are incremental.",
+    ),
+    BlockKind(
+        "footer",
+        named("footer"),
+        parse_div,
+        footer,
+        {"ipynb": contents, "pptx": footer_slide},
+        doc="`::: footer` … `:::` on a slide.\n\nThis slide's footer, in place of the deck's"
+        " (`footer:` in lesson.yml); the PPTX prints it at the slide's foot.",
+    ),
+    BlockKind(
+        "aside",
+        named("aside"),
+        parse_div,
+        aside,
+        {"ipynb": contents, "pptx": aside_slide},
+        doc="`::: aside` … `:::` on a slide.\n\nSmall text at the slide's foot, above its"
+        " footnotes (as in Quarto).",
+    ),
 )

@@ -87,4 +87,10 @@ def notes_pane(w: SlidesWriter, notes: Aside, exercise: bool) -> None:
 
 # The lecturer's notes are theirs: a notebook leaves them out, a slide's notes pane has them.
 OUTPUTS: dict[str, Handler] = {"ipynb": left_out, "pptx": notes_pane}
-KIND = BlockKind("notes", named("notes"), parse, render, OUTPUTS, resolve)
+DOC = """`::: notes` … `:::` on a slide; `::: {.notes minutes=2}`.
+
+Speaker notes: Markdown shown in the speaker view (`S`), printed in notes.pdf and in the PPTX's
+notes pane, never on the slides, in the handouts or the notebooks. A note opens with its minutes
+(`2 min.`, `2 分钟`, `(2 minutes)`) or gives them as `minutes=`; once a deck plans minutes, a
+note with neither is a warning at its line, and the speaker view's plan names it."""
+KIND = BlockKind("notes", named("notes"), parse, render, OUTPUTS, resolve, doc=DOC)

@@ -276,4 +276,14 @@ def slide(w: SlidesWriter, quiz: ShownQuiz, exercise: bool) -> None:
 
 
 OUTPUTS: dict[str, Handler] = {"ipynb": notebook, "pptx": slide}
-KIND = BlockKind("quiz", named("quiz"), parse, render, OUTPUTS, resolve)
+DOC = """`::: quiz` or `::: {.quiz answer="expr"}`: a question, then one choice a line
+(`- [ ] text`, the right one `- [x] text`), then optionally `::: explain` … `:::`, and the
+quiz's own `:::`.
+
+A poll in the deck (`quiz: {mode: poll}`, the default: clicks add hands, `A` reveals the answer
+and the explanation) or judged at each click (`mode: check`). With `answer="expr"` no choice is
+marked: the build finds the one that shows the value of `expr` and fails if none or two do.
+`quiz: {shuffle: true}` orders each quiz's choices from the seed and the quiz's place; every
+output (slides, handouts, notes' answer key, notebooks, PPTX, values.json) shows that order.
+The handouts print it without its answer."""
+KIND = BlockKind("quiz", named("quiz"), parse, render, OUTPUTS, resolve, doc=DOC)

@@ -107,4 +107,8 @@ def slide(w: SlidesWriter, node: Group, exercise: bool) -> None:
 
 
 OUTPUTS: dict[str, Handler] = {"ipynb": contents, "pptx": slide}
-KIND = BlockKind("panel-tabset", named("panel-tabset"), parse, render, OUTPUTS, resolve)
+DOC = """`::: panel-tabset` holding `### Tab name` headings, each starting a tab.
+
+A row of tab buttons and one panel per tab, the first shown; a printed page shows the first,
+the PPTX each tab under its name."""
+KIND = BlockKind("panel-tabset", named("panel-tabset"), parse, render, OUTPUTS, resolve, doc=DOC)

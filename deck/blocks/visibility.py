@@ -96,8 +96,19 @@ def resolve(r: ResolveContext, div: Div) -> Group:
 
 
 # (`deck-left-out`: what `parse` keeps of a block left out, hidden by the deck's CSS)
+DOC = """`::: {.content-visible when-format="revealjs"}`, `.content-hidden` (with `when-format`,
+`unless-format`, `when-meta`, `unless-meta`), or `::: hidden`.
+
+Content shown or left out as Quarto does for a reveal.js deck (the `revealjs` format, which
+Quarto also counts as `html`). What is left out is dropped from every output (search, handouts
+and PDFs never see it), but its cells still run, showing nothing."""
 KIND = BlockKind(
-    "visibility", lambda c: c in CLASSES or c == LEFT_OUT, parse, render_plain, resolve=resolve
+    "visibility",
+    lambda c: c in CLASSES or c == LEFT_OUT,
+    parse,
+    render_plain,
+    resolve=resolve,
+    doc=DOC,
 )
 
 

@@ -61,4 +61,10 @@ def resolve(r: ResolveContext, div: Div) -> Group:
     return dataclasses.replace(group, value=value)
 
 
-KIND = BlockKind("widget", named("widget"), parse, render, resolve=resolve)
+DOC = """`::: {.widget kind="NAME" data="expr"}` … `:::` (the text inside is the fallback).
+
+An interactive figure of one of the lesson's widget kinds (`widgets:` in lesson.yml), fed by
+the value of `expr` evaluated after the section's cells ran, checked by the kind's `.py` and
+drawn by its `.js`. Printed pages draw its default state; `.shows-answer` marks one whose
+first state gives an exercise's answer away (the students' handout leaves it out)."""
+KIND = BlockKind("widget", named("widget"), parse, render, resolve=resolve, doc=DOC)

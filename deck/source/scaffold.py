@@ -150,11 +150,16 @@ def test_the_largest_probability(values):
 '''
 
 
+COMMANDS = ("new", "docs")  # `build.py new` and `build.py docs`, never lessons
+
+
 def new_lesson(name: str, content: Path, root: Path, lang: str = "en") -> list[Path]:
     """Write the lesson `content/<name>/` and its test `tests/lessons/test_<name>.py`; refuse
     to overwrite anything."""
     if not NAME.fullmatch(name):
         raise UsageError(f"lesson name {name!r}: letters, digits, -, _ and . only")
+    if name in COMMANDS:
+        raise UsageError(f"lesson name {name!r} is a build.py command: choose another name")
     if len(name) > LONGEST:
         raise UsageError(f"lesson name {name[:20]}…: at most {LONGEST} characters")
     folder = content / name

@@ -7,7 +7,7 @@ it, the default, a help text, the values it takes, and for an option read but no
 happens instead. `Schema.read` checks a YAML mapping node against it with line numbers: a
 wrong value is an error at its `file:line`, an unknown key a warning naming the nearest known
 key, a key read but not applied a warning saying what happens instead.
-`deck.source.schemadoc.reference_markdown` writes the option reference (`docs/options.md`)
+`deck.source.schemadoc.reference_markdown` writes the option reference (`docs/reference/settings.md`)
 from the same declarations.
 
 Why this small engine and not pydantic (2.14, installed): measured here, importing pydantic's
@@ -84,7 +84,7 @@ def _any(value: Any) -> Any:
 @dataclass(frozen=True)
 class Key:
     """One key of a settings file, declared once: how it is checked and how the reference
-    (`docs/options.md`) shows it."""
+    (`docs/reference/settings.md`) shows it."""
 
     type: str  # as the reference names it: "text", "true/false", "`poll` | `check`"
     help: str  # what it does

@@ -1,4 +1,4 @@
-"""The option reference, `docs/options.md`, written from the settings files' schemas (the
+"""The option reference, `docs/reference/settings.md`, written from the settings files' schemas (the
 keys as `deck.source.schema` reads them): one table per settings file, each key with its type,
 default and meaning. `tests/source/test_schema_reference.py` fails when the file differs from
 what `reference_markdown()` gives; `write_reference()` writes it again."""
@@ -14,7 +14,7 @@ from deck.source.schema import Schema
 from deck.source.schemacourse import COURSE_SCHEMA
 from deck.source.schemaqmd import QUARTO_SCHEMA, REVEALJS_SCHEMA
 
-REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "options.md"
+REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "settings.md"
 TABLES = (SLIDES_SCHEMA,)  # mappings inside a file with a table of their own
 
 HEAD = """\
@@ -83,7 +83,7 @@ def section(title: str, schema: Schema, found: Iterator[list[str]], more: str = 
 
 
 def reference_markdown() -> str:
-    """`docs/options.md` as the schemas give it."""
+    """`docs/reference/settings.md` as the schemas give it."""
     project_only = [n for n in LESSON_PROJECT_SCHEMA if n not in SLIDES_SCHEMA or n == "format"]
     parts = [
         HEAD,

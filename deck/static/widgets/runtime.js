@@ -14,6 +14,7 @@
 // start.js (which starts the widgets once every kind is registered) and ../provenance.js.
 (function () {
   "use strict";
+  // True when the page is printed (slides PDF, handouts): a kind's `paper` draws then.
   var printing = /print-pdf/i.test(window.location.search);
   var lang = String(document.documentElement.lang || "en").split("-")[0].toLowerCase();
   var SVG = "http://www.w3.org/2000/svg";
@@ -25,6 +26,8 @@
 
   // ---- helpers ---------------------------------------------------------------------------
 
+  // An HTML element `tag` with attributes `attrs` ({name: value}) and, if given, `text` as
+  // its text (never markup).
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
@@ -32,29 +35,36 @@
     return e;
   }
 
+  // An SVG element `tag` (in the SVG namespace) with attributes `attrs`.
   function svg(tag, attrs) {
     var e = document.createElementNS(SVG, tag);
     Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
     return e;
   }
 
+  // `x` with `digits` decimals, as text; never "-0.00".
   function fixed(x, digits) {
     var text = x.toFixed(digits);
     return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
   }
 
+  // A fraction as a percentage with one decimal: 0.256 → "25.6%".
   function pct(x) {
     return (100 * x).toFixed(1) + "%";
   }
 
+  // The entropy of the weights `p` in nats (zero weights count nothing).
   function entropy(p) {
     return p.reduce(function (s, w) { return w > 0 ? s - w * Math.log(w) : s; }, 0);
   }
 
+  // The index of the largest of `xs` (the first of equal ones).
   function argmax(xs) {
     return xs.reduce(function (best, x, k) { return x > xs[best] ? k : best; }, 0);
   }
 
+  // A control with its visible name before it, as one `<label>` (so a click on the name
+  // focuses the control, and screen readers read the name).
   function labelled(text, control) {
     var label = el("label", { class: "widget-control" });
     label.appendChild(el("span", { class: "widget-control-name" }, text));
@@ -62,6 +72,8 @@
     return label;
   }
 
+  // A `<select>` of the texts `options`, their indices as values, `value` (an index)
+  // selected.
   function select(options, value) {
     var box = el("select");
     options.forEach(function (text, k) {
@@ -72,15 +84,17 @@
     return box;
   }
 
+  // [0, 1, …, n - 1].
   function range(n) {
     var out = [];
     for (var k = 0; k < n; k++) out.push(k);
     return out;
   }
 
-  // A bar chart of weights in [0, 1], built once; `update(weights, note)` redraws it (a
-  // chart made `noted` has a line above the bars for the note). The SVG's `data-scale` is its
-  // pixels per unit of weight.
+  // A bar chart of `n` weights in [0, 1], `width` × `height` px, with optional bar `labels`,
+  // y-axis `ticks` (default [0, 0.5, 1]) and a line above the bars for a note when `noted`:
+  // returns {svg, update(weights, note)}, the SVG to place and the function that redraws it
+  // (the largest bar marked). The SVG's `data-scale` is its pixels per unit of weight.
   function barChart(width, height, n, labels, ticks, noted) {
     var pad = { l: 48, r: 6, t: noted ? 22 : 8, b: labels ? 26 : 6 };
     var w = width - pad.l - pad.r;
