@@ -49,7 +49,7 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
 
     def finished(job: Job, outcome: SectionResult | Diagnostic, seconds: float) -> None:
         status = "failed" if isinstance(outcome, Diagnostic) else "ran"
-        cells = len(job.section.cells())
+        cells = sum(not c.replay for c in job.section.cells())  # its own, as written there
         reason = why[job.section.name]
         shown = f"{counted(cells, 'cell')}, {seconds:.1f} s; {reason}"
         log(f"  {status:6}  {job.section.rel}  ({shown})")

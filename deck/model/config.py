@@ -122,6 +122,7 @@ class LessonConfig:
     slides: SlideConfig = field(default_factory=SlideConfig)
     execute: dict[str, Any] = field(default_factory=dict)  # cells' defaults (`execute:`)
     widgets: tuple[WidgetSource, ...] = ()  # the widget kinds the lesson defines
+    setup: SetupSource | None = None  # the module every section starts with (`setup:`)
     quiz: QuizConfig = field(default_factory=QuizConfig)
     citations: CitationConfig = field(default_factory=CitationConfig)
     python: str = ""  # a `.qmd`'s cells run with this interpreter ("": this build's own)
@@ -132,6 +133,14 @@ class LessonConfig:
     # `title-slide: false` in lesson.yml: no title slide made from the title (a lesson whose
     # slides have a `{.title-slide}` of their own gets none anyway)
     title_slide: bool = True
+
+
+@dataclass(frozen=True)
+class SetupSource:
+    """`setup:` in `lesson.yml`: a module of the lesson's folder every section starts with."""
+
+    module: str  # its import name: `common` for common.py
+    loc: Loc  # where lesson.yml names it
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,7 @@ class DocSection:
     rel: str
     seed: int
     slides: tuple[DocSlide, ...]
+    setup: str = ""  # the lesson's setup module every section starts with (`setup:`)
 
 
 @dataclass(frozen=True)

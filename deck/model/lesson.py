@@ -136,6 +136,7 @@ class SectionSettings:
     code_line_numbers: bool | str = False
     seed: int = 0  # the lesson's `exec.seed`
     shuffle_quizzes: bool = False  # `quiz: {shuffle: true}`: choices ordered by seed and quiz
+    setup: str = ""  # the lesson's setup module (`setup:`), run first, as `from … import *`
     # With shuffling: the choice each of the section's quizzes (in order) shows its answer at,
     # planned across the whole lesson so that no position holds most answers.
     answer_slots: tuple[int, ...] = ()

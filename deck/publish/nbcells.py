@@ -140,8 +140,9 @@ class NotebookCells:
             self.pending = []
 
     # ---- blocks -----------------------------------------------------------------------
-    def section(self, seed: int, slides: Any) -> None:
-        self.cells.append(code_cell(f"seed_section({seed})", {"deck": {"setup": True}}, True))
+    def section(self, seed: int, slides: Any, setup: str = "") -> None:
+        code = f"seed_section({seed})" + (f"\nfrom {setup} import *" if setup else "")
+        self.cells.append(code_cell(code, {"deck": {"setup": True}}, True))
         for slide in slides:
             if slide.title is not None:
                 self.markdown("#" * slide.level + " " + self.text(slide.title))
@@ -297,7 +298,7 @@ def notebook(doc: Document, solutions: bool) -> dict[str, Any]:
     nb.title()
     nb.cells.append(code_cell(SETUP, {"deck": {"setup": True}}, True))
     for section in doc.sections:
-        nb.section(section.seed, section.slides)
+        nb.section(section.seed, section.slides, section.setup)
     cells = nb.cells
     for n, cell in enumerate(cells):
         cell["id"] = f"c{n:04d}"

@@ -199,7 +199,8 @@ def document(
         if found is None:
             found = Resolver(section, result, {q.loc: q for q in part.quiz_orders}).slides()
         slides = tuple(replace(s, number=numbers.get(s.loc, 0)) for s in found)
-        sections.append(DocSection(section.name, section.rel, section.settings.seed, slides))
+        seed, setup = section.settings.seed, section.settings.setup
+        sections.append(DocSection(section.name, section.rel, seed, slides, setup))
     config = lesson.config
     return Document(
         name=lesson.name,

@@ -9,6 +9,7 @@ is a warning saying what happens instead.
 from __future__ import annotations
 
 import datetime
+import keyword
 import re
 from typing import Any
 
@@ -16,7 +17,13 @@ import yaml
 
 from deck.errors import Diagnostic
 from deck.model import ExecConfig, LessonConfig, Loc, QuizConfig, WidgetSource
-from deck.model.config import DEFAULT_OUTPUTS, LESSON_OUTPUTS, HandoutConfig, read_outputs
+from deck.model.config import (
+    DEFAULT_OUTPUTS,
+    LESSON_OUTPUTS,
+    HandoutConfig,
+    SetupSource,
+    read_outputs,
+)
 from deck.source.schema import (
     Accepted,
     Check,
@@ -159,6 +166,20 @@ def read_widgets(node: yaml.Node, name: str, reading: Reading) -> tuple[WidgetSo
     return tuple(found)
 
 
+def read_setup(node: yaml.Node, name: str, reading: Reading) -> SetupSource | None:
+    """`setup: common.py`: a module in the lesson's folder (not in a subfolder)."""
+    text = node.value if isinstance(node, yaml.ScalarNode) else None
+    module = text.removesuffix(".py") if isinstance(text, str) and text.endswith(".py") else ""
+    if not module.isidentifier() or keyword.iskeyword(module):
+        reading.error(
+            node,
+            f"`{name}` must name a Python module in the lesson's folder, such as `common.py` "
+            f"(not {text!r})",
+        )
+        return None
+    return SetupSource(module, reading.loc(node))
+
+
 def _lines(value: Any) -> int:
     n = whole(value)
     if not 0 <= n <= HANDOUT_MAX_LINES:
@@ -274,6 +295,13 @@ TOP_SCHEMA = Schema(
             "(`widgets/softmax-scaling`: its `.py` checks the data, its `.js` draws it)",
             read=read_widgets,
             default=(),
+        ),
+        "setup": Key(
+            "path",
+            "a module of the lesson's folder (`common.py`) that every section starts with, as "
+            "`from common import *` after seeding: its names are every section's, its imports "
+            "and data loaded once a section; an input of each section (an edit re-runs them)",
+            read=read_setup,
         ),
         "quiz": section("how quizzes are shown", QUIZ_SCHEMA),
         "handout": section("the students' `handout.pdf`", HANDOUT_SCHEMA),

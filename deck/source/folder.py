@@ -11,7 +11,8 @@ import yaml
 
 from deck.blocks.quiz import plan_answer_slots
 from deck.errors import DeckError, Diagnostic
-from deck.model import Lesson, LessonConfig, Loc, SectionSettings
+from deck.model import Cell, Lesson, LessonConfig, Loc, Section, SectionSettings
+from deck.model.config import SetupSource
 from deck.source.contain import escapes
 from deck.source.deckwide import dressed, read_includes
 from deck.source.lessonyml import find_project, lesson_settings
@@ -63,6 +64,30 @@ def project(folder: Path, diagnostics: list[Diagnostic]) -> tuple[str, str] | No
         diagnostics.append(text)
         return None
     return text, display_path(found)
+
+
+def with_setup(
+    sections: list[Section], setup: SetupSource, folder: Path, diagnostics: list[Diagnostic]
+) -> list[Section]:
+    """Each section starting with the lesson's setup module (`setup:` in lesson.yml): a cell
+    `from <module> import *` run first, after seeding, showing nothing (the slides, handouts
+    and notes never see it; the notebook runs it with its first cell). An error in the module
+    is reported at its own line, and its lines are an input of every section."""
+    if not (folder / f"{setup.module}.py").is_file():
+        message = f"`setup`: no file {setup.module}.py in the lesson's folder"
+        diagnostics.append(Diagnostic(setup.loc, "config", message))
+        return sections
+    cell = Cell(f"from {setup.module} import *", {}, setup.loc, setup.loc.line, replay=True)
+    started = []
+    for section in sections:
+        if not section.slides:
+            started.append(section)
+            continue
+        first = section.slides[0]
+        slides = (dataclasses.replace(first, blocks=(cell, *first.blocks)), *section.slides[1:])
+        settings = dataclasses.replace(section.settings, setup=setup.module)
+        started.append(dataclasses.replace(section, slides=slides, settings=settings))
+    return started
 
 
 def load_lesson(folder: Path) -> Lesson:
@@ -120,6 +145,8 @@ def load_lesson(folder: Path) -> Lesson:
             message = "the section has no slides: write one (`## Title`) or remove the file"
             diagnostics.append(Diagnostic(Loc(section.rel, 1), "lesson", message))
     diagnostics.extend(ignored_files(folder, set(included)))
+    if config.setup is not None:
+        sections = with_setup(sections, config.setup, folder, diagnostics)
     sections = dressed(sections, config, values, locs, rel)
     if config.quiz.shuffle:
         plan = plan_answer_slots(sections, config.exec.seed)
