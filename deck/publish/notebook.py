@@ -183,6 +183,22 @@ def code_files(built: Built) -> dict[str, Path]:
     return shipped(built)[0]
 
 
+REQUIREMENTS = f"{CODE}/requirements.txt"
+_REQUIRED: list[tuple[Built, str]] = []  # (this build's)
+
+
+def required(built: Built) -> str:
+    """`code/requirements.txt`'s text ("": none), worked out once a build; an author's own
+    requirements.txt that a section read is shipped as it is instead."""
+    if _REQUIRED and _REQUIRED[0][0] is built:
+        return _REQUIRED[0][1]
+    from deck.publish.nbrequirements import requirements
+
+    text = "" if REQUIREMENTS in code_files(built) else requirements(built)
+    _REQUIRED[:] = [(built, text)]
+    return text
+
+
 class Notebooks:
     name = "ipynb"
     why_not = "ask for ipynb (`--to`, `outputs:` in lesson.yml) to make them again"
@@ -205,7 +221,8 @@ class Notebooks:
         return (f"{name}.ipynb",)
 
     def files(self, built: Built) -> tuple[str, ...]:
-        return (*self.notebook_names(built), *code_files(built))
+        made = (REQUIREMENTS,) if required(built) else ()
+        return (*self.notebook_names(built), *code_files(built), *made)
 
     def notebooks(self, built: Built) -> dict[str, bytes]:
         """Each notebook's bytes, made once a build (its hash is what it is made from)."""
@@ -232,6 +249,8 @@ class Notebooks:
         with_notebook = "" if self.wanted(built.options) else "".join(made.values())
         for rel, source in sources.items():
             made[rel] = content_hash(source) + with_notebook
+        if required(built):
+            made[REQUIREMENTS] = hashlib.sha256(required(built).encode()).hexdigest()
         return made
 
     def digest(self, path: Path) -> str:
@@ -247,6 +266,8 @@ class Notebooks:
             target.parent.mkdir(parents=True, exist_ok=True)
             if name in notebooks:
                 target.write_bytes(notebooks[name])
+            elif name == REQUIREMENTS and name not in sources:
+                target.write_text(required(built), "utf-8")
             else:
                 target.write_bytes(sources[name].read_bytes())
         self._made = None
