@@ -195,3 +195,39 @@ def test_counts_of_one_are_singular():
     assert [counted(n, "cell") for n in (0, 1, 2)] == ["0 cells", "1 cell", "2 cells"]
     assert counted(1, "child", "children") == "1 child"
     assert counted(3, "child", "children") == "3 children"
+
+
+def test_ruff_formats_a_new_lessons_code_to_the_slides_width(tmp_path: Path):
+    """Issue 33: `ruff format` wrapped a lesson's call at the project's 100 columns, and the
+    98-column line ran 18 px off its slide (a code block holds about 95). A new lesson's
+    ruff.toml keeps the project's rules and formats to 88 columns."""
+    import shutil
+
+    shutil.copy(CONFIG, tmp_path / "pyproject.toml")
+    new_lesson("wide", tmp_path / "content", tmp_path)
+    module = tmp_path / "content/wide/stats.py"
+    call = (
+        "result = combine(first_argument_value, second_argument_value, third_argument_value_xyz123)"
+    )
+    assert 88 < len(call) <= 100
+    module.write_text(f"import sys\nimport os\n\n{call}\n", "utf-8")
+
+    def ruff_here(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(RUFF), *args, "--no-cache", str(module)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    checked = ruff_here("check")  # the project's rules hold: its import sorting flags this
+    assert "I001" in checked.stdout, checked.stdout
+    ruff_here("format")
+    lines = module.read_text("utf-8").split("\n")
+    assert max(len(line) for line in lines) <= 88 and len(lines) > 5, lines
+    # and the project's own width still holds outside the lesson
+    outside = tmp_path / "tool.py"
+    outside.write_text(call + "\n", "utf-8")
+    subprocess.run([str(RUFF), "format", "--no-cache", str(outside)], cwd=tmp_path, timeout=60)
+    assert outside.read_text("utf-8") == call + "\n"

@@ -19,7 +19,7 @@ def test_a_new_lesson_builds_and_its_test_passes(tmp_path: Path, lang: str):
     ran = run_cli(tmp_path, "new", "softmax", "--lang", lang)
     assert ran.returncode == 0, ran.stderr
     folder = tmp_path / "content" / "softmax"
-    assert sorted(p.name for p in folder.iterdir()) == ["01-softmax.md", "lesson.yml"]
+    assert sorted(p.name for p in folder.iterdir()) == ["01-softmax.md", "lesson.yml", "ruff.toml"]
     ran = run_cli(tmp_path, "softmax", "--no-pdf")
     assert ran.returncode == 0, ran.stderr
     assert "warning" not in ran.stderr, ran.stderr

@@ -56,6 +56,7 @@ def surroundings_key(built: Built) -> str:
     folder = built.staging[DECK]
     h = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())  # the check, the page size
     h.update((ENGINE / "publish" / "layoutcheck.py").read_bytes())
+    h.update((ENGINE / "publish" / "overflow.py").read_bytes())  # what it measures
     h.update(printer_key(built.options.cache).encode())  # Chromium's version, the fonts
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder)

@@ -50,7 +50,7 @@ LOCK_WAIT = 5.0  # s a new service waits for the one ending before it to let go 
 LOST = 3  # a service's exit status when another one holds the lock
 MAX_PATH = 100  # bytes of a socket's path (AF_UNIX holds 107)
 MAX_LINE = 1 << 20
-CODE = ("pdf.py", "layoutcheck.py", "layoutd.py", "keptpages.py")
+CODE = ("pdf.py", "overflow.py", "layoutcheck.py", "layoutd.py", "keptpages.py")
 
 
 class NotListening(OSError):

@@ -63,6 +63,7 @@ class Pdfs:
         folder = built.staging[DECK]
         base = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())
         base.update((ENGINE / "publish" / "compose.py").read_bytes())
+        base.update((ENGINE / "publish" / "overflow.py").read_bytes())  # its layout check
         base.update(printer_key(built.options.cache).encode())  # Chromium's version, the fonts
         base.update((ENGINE / "publish" / "pdfmeta.py").read_bytes())
         base.update(repr((built.lesson.config.author, built.lesson.config.date)).encode())

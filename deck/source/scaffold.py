@@ -5,6 +5,7 @@ computed, an exercise), and a test of its numbers against the build's `values.js
 from __future__ import annotations
 
 import datetime
+import os
 import re
 import textwrap
 from pathlib import Path
@@ -150,6 +151,26 @@ def test_the_largest_probability(values):
 '''
 
 
+# A slide's code block holds about 95 columns at the deck's code size (20 px DejaVu Sans Mono
+# in 1168 px): ruff formats a lesson's code to fit it, not to the project's 100.
+SLIDE_COLUMNS = 88
+
+
+def ruff_config(folder: Path, root: Path) -> str:
+    """The lesson's ruff.toml: the project's rules (when it has a pyproject.toml), with lines
+    that fit a slide."""
+    project = root / "pyproject.toml"
+    extend = ""
+    if project.is_file():
+        rel = os.path.relpath(project.resolve(), folder.resolve())
+        extend = f'extend = "{Path(rel).as_posix()}"\n'
+    return (
+        "# ruff for this lesson: the project's rules, with lines that fit a slide's code block\n"
+        "# (about 95 columns at the deck's code size), so `ruff format` keeps shown code on it.\n"
+        f"{extend}line-length = {SLIDE_COLUMNS}\n"
+    )
+
+
 COMMANDS = ("new", "docs")  # `build.py new` and `build.py docs`, never lessons
 
 
@@ -172,6 +193,8 @@ def new_lesson(name: str, content: Path, root: Path, lang: str = "en") -> list[P
     for rel, text in lesson_files(name, lang).items():
         (folder / rel).write_text(text, "utf-8")
         written.append(folder / rel)
+    (folder / "ruff.toml").write_text(ruff_config(folder, root), "utf-8")
+    written.append(folder / "ruff.toml")
     test.parent.mkdir(parents=True, exist_ok=True)
     test.write_text(test_file(name), "utf-8")
     written.append(test)

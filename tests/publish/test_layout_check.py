@@ -154,3 +154,30 @@ def test_an_edit_measures_the_slides_it_changed_and_moves_the_others_warnings(tm
     whole = run_build(fresh, "long", "--no-pdf")
     assert "checked the layout of 3 slides" in whole.stderr
     assert overflows(whole.stderr) == moved
+
+
+BOXED = """## 装得下
+
+```{=html}
+<div style="overflow-x:auto;width:400px;white-space:nowrap">短</div>
+```
+
+## 截断
+
+```{=html}
+<div style="overflow-x:auto;width:400px;white-space:nowrap">TEXT</div>
+```
+""".replace("TEXT", "a line of text much too long to fit in a box four hundred pixels wide")
+
+
+def test_a_line_cut_off_inside_its_box_is_named_though_the_box_fits(tmp_path: Path):
+    """A scrolling box inside the slide's margins hides what does not fit it (in the PDFs it
+    is simply cut): the check names the slide and how much is cut, and not the box that fits."""
+    lesson(tmp_path, BOXED)
+    ran = run_cli(tmp_path, "long", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    (warning,) = overflows(ran.stderr)
+    assert warning.startswith("content/long/01-a.md:7: warning [overflow] slide 2 cuts off a line ")
+    cut = int(warning.split("cuts off a line ")[1].split(" px")[0])
+    assert 100 < cut < 600  # the text's width (about 60 characters at 28 px) less 400 px
+    assert "overflows" not in warning  # the box itself is inside the slide

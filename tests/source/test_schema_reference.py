@@ -1,6 +1,6 @@
-"""Issue 30, item 4: docs/reference/settings.md is the option reference the schemas give (one table per
-settings file: key, type, default, meaning), written by `deck.source.schemadoc`; it fails to
-match when a declaration changes and the file is not written again."""
+"""Issue 30, item 4: docs/reference/settings.md is the option reference the schemas give (one
+table per settings file: key, type, default, meaning), written by `deck.source.schemadoc`; it
+fails to match when a declaration changes and the file is not written again."""
 
 from __future__ import annotations
 
