@@ -81,3 +81,29 @@ def page_script() -> bytes:
     }
     data = json.dumps(page, ensure_ascii=False, separators=(",", ":"))
     return f"window.deckStringTables = {data};".encode()
+
+
+# Plural categories as `Intl.PluralRules` gives them for whole numbers, for the tables the
+# engine has (a language without a rule here: `one` for 1, as the page's fallback).
+PLURAL_ONE = {"zh": (), "ja": (), "ko": (), "fr": (0, 1)}
+
+
+def category(lang: str | None, n: int) -> str:
+    """The plural category of the whole number `n` in `lang`, as the page picks it."""
+    return "one" if n in PLURAL_ONE.get(table_language(lang), (1,)) else "other"
+
+
+def message(lang: str | None, value: Any, **args: Any) -> str:
+    """A string filled with `args`: a plain text by `str.format`, a message (`is_message`) in
+    the form its `count` argument picks (`=0`, the plural category, else `other`), as
+    deck/static/strings.js does in the page."""
+    if not is_message(value):
+        return str(value).format(**args)
+    count = args.get(value.get("count", ""))
+    n = len(count) if isinstance(count, list | tuple) else count
+    form = value.get("text")
+    if form is None and isinstance(n, int):
+        form = value.get("=0") if n == 0 else None
+        form = form if form is not None else value.get(category(lang, n))
+    form = form if form is not None else value["other"]
+    return str(form).format(**args)

@@ -212,3 +212,20 @@ def test_a_language_added_to_the_data_only_speaks_in_python_and_the_page(tmp_pat
     assert eo["wrong"] == "✗ Provu denove" and eo["right"] == "✓ Correct"
     assert eo["votes"] == ["0 voĉdonoj", "1 voĉdono", "2 voĉdonoj"]
     assert eo["lines"] == "(lines 3–7)"
+
+
+def test_the_course_page_counts_slides_in_each_languages_forms(tmp_path):
+    """Issue 32: "1 slides". A message picks its form by count as the page's scripts do."""
+    from deck.publish.course import lesson_item
+    from deck.strings import message, strings
+
+    slides = strings("en", "course")["slides"]
+    assert [message("en", slides, n=n) for n in (1, 2, 0)] == ["1 slide", "2 slides", "0 slides"]
+    assert message("zh-CN", strings("zh-CN", "course")["slides"], n=1) == "1 页幻灯片"
+    assert message("fr", {"args": ["n"], "count": "n", "one": "{n} a", "other": "{n} b"}, n=0) == (
+        "0 a"  # French counts 0 as one, as Intl.PluralRules('fr') does
+    )
+    entry = {"name": "a", "title": "A", "slides": 1}
+    assert "1 slide<" in lesson_item(entry, "en", tmp_path, False).replace("</p>", "<")
+    entry["slides"] = 3
+    assert "3 slides" in lesson_item(entry, "en", tmp_path, False)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +21,7 @@ from deck.model.document import Aside, DocSlide, Document, walk
 from deck.options import Options
 from deck.publish.coursetitle import rendered_title, shown_title
 from deck.store.files import write_atomic
-from deck.strings import strings
+from deck.strings import message, strings
 from deck.theme import NOTE_MINUTES, STATIC
 
 if TYPE_CHECKING:
@@ -207,7 +206,7 @@ def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) 
         head += [f'<p class="course-description">{e(p)}</p>' for p in paragraphs]
     items = []
     for entry in entries:
-        items.append(lesson_item(entry, text, out, course.links_notes(entry["name"])))
+        items.append(lesson_item(entry, lang, out, course.links_notes(entry["name"])))
     css = (STATIC / "course.css").read_text("utf-8")
     return (
         f'<!DOCTYPE html>\n<html lang="{e(lang)}" class="deck-theme-{e(theme)}">\n<head>\n'
@@ -220,8 +219,9 @@ def course_page(course: CourseConfig, entries: list[dict[str, Any]], out: Path) 
     )
 
 
-def lesson_item(entry: dict[str, Any], text: Mapping[str, Any], out: Path, notes: bool) -> str:
+def lesson_item(entry: dict[str, Any], lang: str, out: Path, notes: bool) -> str:
     e = html.escape
+    text = strings(lang, "course")
     name = entry["name"]
     if entry.get("unbuilt"):
         return (
@@ -241,7 +241,7 @@ def lesson_item(entry: dict[str, Any], text: Mapping[str, Any], out: Path, notes
         facts.append(f'<span class="lesson-author">{e(entry["author"])}</span>')
     if entry.get("date"):
         facts.append(f'<time datetime="{e(entry["date"])}">{e(entry["date"])}</time>')
-    facts.append(e(text["slides"].format(n=entry["slides"])))
+    facts.append(e(message(lang, text["slides"], n=entry["slides"])))
     if entry.get("minutes"):
         minutes = text["minutes"].format(m=number(entry["minutes"]))
         if entry.get("optional_minutes"):
