@@ -38,3 +38,25 @@ HANDOUT_MAX_LINES = 40  # `handout: {lines: …}`: ruled lines under each slide,
 # `TEXT.minutes`): "2 分钟。…", "2 min. …", "(3 minutes) …", "3 Min. …". (How the deck says
 # them, and every other word the engine puts on a page, by language: deck/strings.py.)
 NOTE_MINUTES = re.compile(r"\s*[(（]?\s*(\d+(?:\.\d+)?)\s*(?:分钟|min(?:ute)?s?\b\.?)", re.I)
+
+# ---- code -----------------------------------------------------------------------------------
+# Code is coloured by Pygments: its `default` style on light slides, `github-dark` on the
+# built-in dark themes (and on an author's .scss theme whose page is dark), as Quarto switches
+# to a dark highlight style for dark themes. Only the tokens' colours: the theme draws the box.
+LIGHT_CODE_STYLE = "default"
+DARK_CODE_STYLE = "github-dark"
+DARK_THEMES = ("dark", "night", "moon", "league", "blood")
+
+
+def code_colours(scopes: tuple[str, ...], style: str) -> str:
+    """Pygments' token rules of `style` for code under each of `scopes` (CSS selectors of a
+    code box), one rule a token for all of them."""
+    from pygments.formatters import HtmlFormatter
+
+    rules = []
+    for line in HtmlFormatter(style=style).get_style_defs(".S").split("\n"):
+        if not line.startswith(".S .") or line.startswith(".S .hll"):
+            continue
+        token, _, body = line[len(".S ") :].partition(" {")
+        rules.append(", ".join(f"{s} {token}" for s in scopes) + " {" + body)
+    return "\n".join(rules) + "\n"

@@ -7,7 +7,14 @@ import re
 import shutil
 from pathlib import Path
 
-from deck.theme import NODE_MODULES, STATIC
+from deck.theme import (
+    DARK_CODE_STYLE,
+    DARK_THEMES,
+    LIGHT_CODE_STYLE,
+    NODE_MODULES,
+    STATIC,
+    code_colours,
+)
 
 # destination under assets/ → source under node_modules/
 NPM_FILES = {
@@ -101,9 +108,13 @@ def assembled(sources: list[Path]) -> bytes:
 
 
 def pygments_css() -> str:
+    """The code's colours: the light style, and the dark one under the dark built-in themes
+    (an author's dark .scss theme gets them from deck.render.sass)."""
     from pygments.formatters import HtmlFormatter
 
-    return HtmlFormatter(style="default").get_style_defs(".highlight")
+    light = HtmlFormatter(style=LIGHT_CODE_STYLE).get_style_defs(".highlight")
+    dark = tuple(f"html.deck-theme-{name} .reveal .highlight" for name in DARK_THEMES)
+    return light + "\n" + code_colours(dark, DARK_CODE_STYLE)
 
 
 def copy_assets(target: Path, widgets: tuple[Path, ...] = ()) -> None:

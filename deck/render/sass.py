@@ -34,7 +34,7 @@ from pathlib import Path
 from deck.errors import Diagnostic, Loc
 from deck.render.themefonts import available, imported_families, substitute
 from deck.store.files import write_atomic
-from deck.theme import NODE_MODULES, STATIC
+from deck.theme import DARK_CODE_STYLE, NODE_MODULES, STATIC, code_colours
 
 SCRIPT = STATIC / "sass_compile.cjs"
 SECTION = re.compile(r"^/\*--\s*scss:(\w+)\s*--\*/\s*$", re.M)
@@ -124,7 +124,11 @@ def layered(base: str, layers: list[Layer]) -> list[Piece]:
     # (the variables' own functions after the others: an author's `@use` may open theirs)
     functions = of("functions", [*order[1:], order[0]])
     defaults = of("defaults", order[::-1])
-    return [*of("uses", order), *functions, *defaults, *of("mixins", order), *of("rules", order)]
+    # code coloured for a dark page, as the built-in dark themes colour it (deck.theme)
+    scope = ("html.deck-theme-custom .reveal .highlight",)
+    dark = (None, 0, "@if $deck-dark {\n" + code_colours(scope, DARK_CODE_STYLE) + "}\n")
+    rules = [*of("rules", order), dark]
+    return [*of("uses", order), *functions, *defaults, *of("mixins", order), *rules]
 
 
 def compile_theme(

@@ -109,3 +109,65 @@ def test_an_edit_of_an_imported_scss_partial_rebuilds(context, tmp_path):
     (tmp_path / "_colours.scss").write_text("$presentation-heading-color: #27ae60;\n")
     assert run_cli(tmp_path, "talk.qmd", "--no-pdf").returncode == 0
     assert colours(context, page)[1] == "rgb(39, 174, 96)"
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two `rgb(…)` colours."""
+
+    def luminance(colour: str) -> float:
+        parts = [float(x) / 255 for x in colour[colour.index("(") + 1 : -1].split(",")[:3]]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in parts]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+CODE = '## H\n\n```python\ndef f(x):\n    return {"n": 1}  # note\n```\n'
+TOKENS = """() => ['.k', '.nf', '.s2', '.c1', '.mi'].map(t =>
+  getComputedStyle(document.querySelector('section.present .highlight ' + t)).color)"""
+BOX = """() => [
+  getComputedStyle(document.querySelector('section.present .highlight')).backgroundColor,
+  getComputedStyle(document.body).backgroundColor]"""
+
+
+def over(top: str, under: str) -> str:
+    """A translucent `rgba(…)` colour as it shows over an opaque one."""
+    a = [float(x) for x in top[top.index("(") + 1 : -1].split(",")]
+    b = [float(x) for x in under[under.index("(") + 1 : -1].split(",")]
+    alpha = a[3] if len(a) == 4 else 1.0
+    mixed = [alpha * x + (1 - alpha) * y for x, y in zip(a[:3], b[:3], strict=True)]
+    return "rgb(" + ",".join(str(c) for c in mixed) + ")"
+
+
+@pytest.mark.parametrize(
+    ("theme", "files"),
+    [
+        ("default", {}),
+        ("dark", {}),
+        ("night", {}),
+        (
+            "[default, custom.scss]",
+            {"custom.scss": "/*-- scss:defaults --*/\n$body-bg: #101418;\n"},
+        ),
+    ],
+)
+def test_code_is_coloured_for_its_page(context, tmp_path, theme, files):
+    """Issue 32: on a dark theme the light style's tokens (#0000ff names, #008000 keywords)
+    were dark on dark. Each token keeps a contrast of 3 with its box on every theme; a dark
+    page (a built-in dark theme, or an author's theme whose page is dark) has the dark style."""
+    write(
+        tmp_path,
+        {"talk.qmd": f"---\nformat:\n  revealjs:\n    theme: {theme}\n---\n\n{CODE}", **files},
+    )
+    ran = run_cli(tmp_path, "talk.qmd", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    page = context.new_page()
+    page.goto((tmp_path / "dist/talk/index.html").as_uri() + "#/0")
+    page.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    tokens, (box, body) = page.evaluate(TOKENS), page.evaluate(BOX)
+    page.close()
+    box = over(box, body)
+    assert all(contrast(t, box) >= 3 for t in tokens), (tokens, box)
+    light = theme == "default"
+    assert (tokens[0] == "rgb(0, 128, 0)") is light  # the default style's keyword green
