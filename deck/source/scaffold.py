@@ -8,6 +8,7 @@ import datetime
 import os
 import re
 import textwrap
+import tomllib
 from pathlib import Path
 
 from deck.options import UsageError
@@ -160,14 +161,21 @@ def ruff_config(folder: Path, root: Path) -> str:
     """The lesson's ruff.toml: the project's rules (when it has a pyproject.toml), with lines
     that fit a slide."""
     project = root / "pyproject.toml"
-    extend = ""
+    extend, longest = "", 88  # (ruff's own default)
     if project.is_file():
         rel = os.path.relpath(project.resolve(), folder.resolve())
         extend = f'extend = "{Path(rel).as_posix()}"\n'
+        try:
+            settings = tomllib.loads(project.read_text("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            settings = {}
+        longest = settings.get("tool", {}).get("ruff", {}).get("line-length", longest)
     return (
-        "# ruff for this lesson: the project's rules, with lines that fit a slide's code block\n"
-        "# (about 95 columns at the deck's code size), so `ruff format` keeps shown code on it.\n"
-        f"{extend}line-length = {SLIDE_COLUMNS}\n"
+        "# ruff for this lesson: the project's rules; `ruff format` keeps code to the width of a\n"
+        "# slide's code block (about 95 columns at the deck's code size), while comments and\n"
+        "# docstrings may be as long as the project's lines.\n"
+        f"{extend}line-length = {SLIDE_COLUMNS}\n\n"
+        f"[lint.pycodestyle]\nmax-line-length = {max(longest, SLIDE_COLUMNS)}\n"
     )
 
 
