@@ -251,6 +251,7 @@ class Notebooks:
             made[rel] = content_hash(source) + with_notebook
         if required(built):
             made[REQUIREMENTS] = hashlib.sha256(required(built).encode()).hexdigest()
+            made[REQUIREMENTS] += with_notebook  # (kept with its notebook, as code/ is)
         return made
 
     def digest(self, path: Path) -> str:

@@ -211,7 +211,7 @@ def test_the_code_folder_holds_the_lessons_modules_and_data(built: Path):
     code = built / "dist/nb/code"
     files = sorted(p.relative_to(code).as_posix() for p in code.rglob("*") if p.is_file())
     # (and the deck's figure settings: the lesson draws with matplotlib)
-    assert files == ["data/points.csv", "matplotlibrc", "stats.py"]
+    assert files == ["data/points.csv", "matplotlibrc", "requirements.txt", "stats.py"]
     assert (code / "data/points.csv").read_text() == LESSON["data/points.csv"]
 
 
