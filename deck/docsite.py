@@ -8,6 +8,7 @@ so a failed build leaves the last good site as it was.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import sys
 import tempfile
@@ -36,11 +37,13 @@ def build_site(out: Path, root: Path = ROOT) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".docs-", dir=out))
     try:
-        config = load_config(str(root / "mkdocs.yml"), site_dir=str(staging / "site"))
-        try:
-            build(config)
-        except MkDocsException as exc:
-            raise SystemExit(f"build.py docs: {exc}") from None
+        # (from the project's folder: the snippets' base paths are relative to it)
+        with contextlib.chdir(root):
+            config = load_config(str(root / "mkdocs.yml"), site_dir=str(staging / "site"))
+            try:
+                build(config)
+            except MkDocsException as exc:
+                raise SystemExit(f"build.py docs: {exc}") from None
         if target.exists():
             old = staging / "old"
             target.rename(old)
