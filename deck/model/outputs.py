@@ -51,7 +51,7 @@ OUTPUTS: tuple[Output, ...] = (
     ),
     Output(
         "ipynb",
-        "notebook.ipynb, solutions.ipynb and the code/ they import",
+        "<lesson>.ipynb, <lesson>-solutions.ipynb and the code/ they import",
         "deck.publish.notebook:Notebooks",
     ),
     Output("pptx", "slides.pptx", "deck.publish.pptx:Pptx", default=False),

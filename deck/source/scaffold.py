@@ -22,7 +22,7 @@ def lesson_files(name: str, lang: str) -> dict[str, str]:
     t = strings(lang, "scaffold")  # (deck/static/strings.json)
     today = datetime.date.today().isoformat()
     return {
-        "lesson.yml": f"""# This lesson's settings (see the README, "lesson.yml").
+        "lesson.yml": f"""# This lesson's settings (every key: docs/reference/settings.md).
 title: {t["title"]}
 subtitle: {t["subtitle"]}
 author: Your Name

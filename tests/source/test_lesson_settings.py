@@ -1,7 +1,8 @@
 """Issue 21, items 3 and 4: a lesson's title slide from lesson.yml (the one generator a .qmd
 uses), its `slides:` block read through the .qmd's own option table with the same effect on
 the deck, a `_quarto.yml` beside it, its authors and date in the PDFs' metadata and on the
-course page, and the README's lesson.yml reference checked against the key table."""
+course page, and the guide's lesson.yml reference (docs/guide/writing.md) checked against the
+key table."""
 
 from __future__ import annotations
 
@@ -249,7 +250,8 @@ def test_a_quarto_yml_beside_the_lesson_is_read_under_lesson_yml(
 
 
 def readme_reference() -> str:
-    text = (ROOT / "README.md").read_text("utf-8")
+    """The guide's lesson.yml reference (docs/guide/writing.md)."""
+    text = (ROOT / "docs/guide/writing.md").read_text("utf-8")
     start = text.index("## lesson.yml reference")
     end = text.find("\n## ", start + 1)
     return text[start : end if end > 0 else None]
@@ -265,7 +267,7 @@ def test_the_readme_lists_every_lesson_yml_key() -> None:
             missing += [f"{key}.{sub}" for sub in declared.keys if f"{key}.{sub}" not in named]
     applied = [k for k, declared in REVEALJS_SCHEMA.items() if not declared.not_applied]
     missing += [f"slides: {k}" for k in applied if k not in named]
-    assert missing == [], f"README's lesson.yml reference lacks {missing}"
+    assert missing == [], f"the guide's lesson.yml reference lacks {missing}"
     assert LESSON_SCHEMA["slides"].keys is SLIDES_SCHEMA
 
 
