@@ -99,5 +99,5 @@ fi
 if [ "$build" = 1 ]; then
   say "building the slides"
   .venv/bin/python build.py
-  echo "open dist/transformer/index.html in a browser (works offline)" >&2
+  echo "open dist/index.html in a browser (the course page: every lesson, offline); the docs: .venv/bin/python build.py docs" >&2
 fi
