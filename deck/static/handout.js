@@ -69,8 +69,13 @@
   // The smallest text a printed page shows, in px at the slide's own width, and what it is:
   // every visible text (HTML, inline SVG), a figure's text at its engine size as it is shown.
   function smallestText(page) {
-    var least = { size: Infinity, what: "" };
-    var take = function (size, what) { if (size < least.size) least = { size: size, what: what }; };
+    // (and the smallest of the slide's own text, `content`: the footer and slide number print
+    // larger where three slides share a page, see deck.css)
+    var least = { size: Infinity, what: "", content: { size: Infinity, what: "" } };
+    var take = function (size, what, furniture) {
+      if (size < least.size) least = { size: size, what: what, content: least.content };
+      if (!furniture && size < least.content.size) least.content = { size: size, what: what };
+    };
     var walker = document.createTreeWalker(page, NodeFilter.SHOW_TEXT);
     for (var n = walker.nextNode(); n; n = walker.nextNode()) {
       if (!/[^\s\u200b]/.test(n.textContent)) continue;
@@ -80,9 +85,11 @@
       if (style.visibility === "hidden") continue;
       var m = e instanceof SVGElement && e.getScreenCTM();
       var said = n.textContent.trim().replace(/\s+/g, " ");
+      var furniture = e.closest(".footer") ? "the footer"
+        : e.closest(".slide-number, .slide-number-pdf") ? "the slide number" : "";
       take(parseFloat(style.fontSize) * (m ? Math.hypot(m.c, m.d) : 1),
-        e.closest(".footer") ? "the footer" : e.closest(".slide-number") ? "the slide number"
-          : "\u201c" + (said.length > 30 ? said.slice(0, 30) + "\u2026" : said) + "\u201d");
+        furniture || "\u201c" + (said.length > 30 ? said.slice(0, 30) + "\u2026" : said) + "\u201d",
+        !!furniture);
     }
     page.querySelectorAll("img").forEach(function (img) {
       var src = img.getAttribute("src") || "";
@@ -205,6 +212,7 @@
       if (!spec.notes) {
         // A slide drawn here is measured as drawn (what it leaves out sets no width).
         if (differs && options.slots) least = smallestText(page);
+        if (options.perPage === 3 && least.content) least = least.content;
         var need = Math.ceil((MIN_PT * 4 / 3) * slideSize().width / least.size);
         width = Math.max(BASE[options.perPage], isFinite(need) ? need : 0);
         wrap.dataset.slide = String(n + 1);
@@ -338,7 +346,8 @@
     var pages = Array.prototype.slice.call(slides.querySelectorAll(".pdf-page"));
     warnings = [];
     if (!least) least = pages.map(smallestText);
-    var container = el("div", "slides deck-handout deck-handout-offstage deck-handout-" + kind);
+    var container = el("div", "slides deck-handout deck-handout-offstage deck-handout-" + kind +
+      " deck-handout-per-" + options.perPage);
     beside.parentNode.appendChild(container);
     var sum = function (f) {
       return pages.reduce(function (s, p) { return s + f(p.querySelector("section")); }, 0);

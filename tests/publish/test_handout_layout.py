@@ -6,6 +6,7 @@ text, and its pictures)."""
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 import subprocess
@@ -260,3 +261,24 @@ def test_no_answer_anywhere_in_the_student_handout(tmp_path: Path):
     assert shaded(slides[2]) > 300  # slide 3: the widget
     pages = sorted(tmp_path.glob("h-*.png"))
     assert pages and max(shaded(png) for png in pages) < 60, [shaded(png) for png in pages]
+
+
+def test_three_slides_to_a_page_with_the_footer_and_slide_numbers(tmp_path: Path):
+    """`handout: {per-page: 3}`: the printed slide number and footer (20 px, sized for half a
+    page) made every slide take a page of its own, each a warning. Where three share a page
+    they print larger, so each stays 8 pt and the slides share their pages."""
+    files = footer_lesson()  # without its section titles (a slide under one needs more room)
+    files["01-a.md"] = "\n".join(p for p in files["01-a.md"].split("\n") if not p.startswith("# "))
+    files["lesson.yml"] += "handout:\n  per-page: 3\n"
+    write_lesson(tmp_path, files, name="foot")
+    proc = run_build(tmp_path, "foot")
+    assert proc.returncode == 0, proc.stderr
+    assert "[handout]" not in proc.stderr, proc.stderr
+    out = tmp_path / "dist/foot"
+    placed = placed_slides(out / "handout.pdf")
+    slides = json.loads((out / "values.json").read_text("utf-8"))["slides"]
+    assert sum(len(p) for p in placed) == slides and slides > 9
+    assert all(len(p) == 3 for p in placed[:-1])  # three to a page
+    assert set(page_sizes(out / "handout.pdf")) == {(595, 842)}
+    marks = [w for w in bbox_words(out / "handout.pdf") if w.text == "FOOTERMARK"]
+    assert len(marks) == slides and all(w.height >= 7.9 for w in marks), [w.height for w in marks]
