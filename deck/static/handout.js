@@ -87,7 +87,10 @@
       var said = n.textContent.trim().replace(/\s+/g, " ");
       var furniture = e.closest(".footer") ? "the footer"
         : e.closest(".slide-number, .slide-number-pdf") ? "the slide number" : "";
-      take(parseFloat(style.fontSize) * (m ? Math.hypot(m.c, m.d) : 1),
+      // A formula counts at its own size: its scripts are smaller in proportion, as in print.
+      var formula = e.closest(".katex");
+      var size = formula ? parseFloat(getComputedStyle(formula).fontSize) : parseFloat(style.fontSize);
+      take(size * (m ? Math.hypot(m.c, m.d) : 1),
         furniture || "\u201c" + (said.length > 30 ? said.slice(0, 30) + "\u2026" : said) + "\u201d",
         !!furniture);
     }

@@ -282,3 +282,22 @@ def test_three_slides_to_a_page_with_the_footer_and_slide_numbers(tmp_path: Path
     assert set(page_sizes(out / "handout.pdf")) == {(595, 842)}
     marks = [w for w in bbox_words(out / "handout.pdf") if w.text == "FOOTERMARK"]
     assert len(marks) == slides and all(w.height >= 7.9 for w in marks), [w.height for w in marks]
+
+
+def test_a_formula_counts_at_its_own_size(tmp_path: Path):
+    """A display formula's limits and subscripts (14.7 px for `\\sum_{j=1}`'s j) sent its slide
+    to a landscape page of its own; they are smaller in proportion, as in print. Prose at
+    18 px still needs a frame wider than a portrait page's."""
+    formula = "## S\n\n$$s(x)_i = \\frac{e^{x_i}}{\\sum_{j=1}^{n} e^{x_j}}$$\n"
+    small = '## Small\n\n<span style="font-size: 18px">a note in small print</span>\n'
+    write_lesson(
+        tmp_path,
+        {"lesson.yml": "title: F\nlang: en\ntitle-slide: false\n", "01-a.md": formula + small},
+        name="f",
+    )
+    proc = run_build(tmp_path, "f")
+    assert proc.returncode == 0, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "[handout]" in line]
+    assert len(warned) == 1 and "slide 2 has an A4 landscape page" in warned[0], warned
+    assert "“a note in small print”, 18 px" in warned[0]
+    assert page_sizes(tmp_path / "dist/f/handout.pdf") == [(595, 842), (842, 595)]
