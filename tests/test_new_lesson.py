@@ -46,6 +46,19 @@ def test_a_new_lesson_builds_and_its_test_passes(tmp_path: Path, lang: str):
         timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # and it fails on a warning: a note without its minutes, here
+    section = folder / "01-softmax.md"
+    extra = "\n## More\n\nOne more slide.\n\n::: notes\nSay it slowly.\n:::\n"
+    section.write_text(section.read_text("utf-8") + extra, "utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1 and "test_the_build_says_nothing_is_wrong" in proc.stdout
+    assert "warning [" in proc.stdout and "1 failed" in proc.stdout, proc.stdout
 
 
 def test_new_refuses_to_overwrite_and_a_bad_name(tmp_path: Path):

@@ -121,6 +121,7 @@ Run: `bash test.sh -k {module}`.
 """
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -133,11 +134,25 @@ LESSON = "{name}"
 
 
 @pytest.fixture(scope="module")
-def values() -> dict:
-    """The lesson built once (cells run unless cached) and its values record."""
-    command = [sys.executable, str(ROOT / "build.py"), LESSON, "--no-pdf", "-q"]
-    subprocess.run(command, cwd=ROOT, check=True)
+def build() -> subprocess.CompletedProcess:
+    """The lesson built once (cells run unless cached), its slides' layout checked."""
+    command = [sys.executable, str(ROOT / "build.py"), LESSON, "--no-pdf"]
+    env = {{**os.environ, "DECK_LAYOUT_CHECK": "1"}}
+    ran = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    return ran
+
+
+@pytest.fixture(scope="module")
+def values(build) -> dict:
+    """The lesson's values record, as its build wrote it."""
     return json.loads((ROOT / "dist" / LESSON / "values.json").read_text("utf-8"))
+
+
+def test_the_build_says_nothing_is_wrong(build):
+    """No warning: a slide that overflows, a note without its minutes, a figure's text…"""
+    warnings = [line for line in build.stderr.splitlines() if ": warning [" in line]
+    assert warnings == []
 
 
 def shown(values: dict, expr: str) -> str:
