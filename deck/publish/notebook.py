@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 CODE = "code"  # dist/<lesson>/code/: the notebook's first cell makes it the working directory
 IMPORTS_DECK = re.compile(r"^\s*(from|import)\s+deck\b", re.M)  # cells using `deck.show`
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
+# `from deck.x import …` / `import deck.x, deck.y` at a line's start (a string that looks so
+# only ships one module more)
+DECK_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(deck[\w.]*)[ \t]+import|import[ \t]+(deck[^#\n]*))", re.M
+)
 RC_FILE = "matplotlibrc"  # (deck.publish.nbcells: the set-up cell applies it)
 
 
@@ -39,8 +44,6 @@ def lesson_folder(built: Built) -> Path:
 def engine_modules(start: str = "deck.show") -> list[str]:
     """The engine's modules a cell's `from deck.show import …` needs (paths inside deck/),
     found by following `deck` imports from `start`: the notebook ships them in code/deck/."""
-    import ast
-
     seen: set[str] = set()
     todo = [start, "deck"]
     files = []
@@ -59,13 +62,9 @@ def engine_modules(start: str = "deck.show") -> list[str]:
         parts = module.split(".")
         for k in range(2, len(parts)):  # the packages on the way
             todo.append(".".join(parts[:k]))
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            else:
-                continue
+        for m in DECK_IMPORT.finditer(path.read_text("utf-8")):  # (a line scan, not a parse:
+            names = [m.group(1)] if m.group(1) else m.group(2).split(",")  # 1 ms, not 40)
+            names = [n.strip().split(" ")[0] for n in names]
             todo += [n for n in names if n == "deck" or n.startswith("deck.")]
     return sorted(files)
 
