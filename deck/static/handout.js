@@ -69,12 +69,10 @@
   // The smallest text a printed page shows, in px at the slide's own width, and what it is:
   // every visible text (HTML, inline SVG), a figure's text at its engine size as it is shown.
   function smallestText(page) {
-    // (and the smallest of the slide's own text, `content`: the footer and slide number print
-    // larger where three slides share a page, see deck.css)
-    var least = { size: Infinity, what: "", content: { size: Infinity, what: "" } };
-    var take = function (size, what, furniture) {
+    var least = { size: Infinity, what: "", content: { size: Infinity, what: "" } }; // content: not the footer/number
+    var take = function (size, what, own) {
       if (size < least.size) least = { size: size, what: what, content: least.content };
-      if (!furniture && size < least.content.size) least.content = { size: size, what: what };
+      if (own && size < least.content.size) least.content = { size: size, what: what };
     };
     var walker = document.createTreeWalker(page, NodeFilter.SHOW_TEXT);
     for (var n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -85,14 +83,10 @@
       if (style.visibility === "hidden") continue;
       var m = e instanceof SVGElement && e.getScreenCTM();
       var said = n.textContent.trim().replace(/\s+/g, " ");
-      var furniture = e.closest(".footer") ? "the footer"
-        : e.closest(".slide-number, .slide-number-pdf") ? "the slide number" : "";
-      // A formula counts at its own size: its scripts are smaller in proportion, as in print.
-      var formula = e.closest(".katex");
-      var size = formula ? parseFloat(getComputedStyle(formula).fontSize) : parseFloat(style.fontSize);
-      take(size * (m ? Math.hypot(m.c, m.d) : 1),
-        furniture || "\u201c" + (said.length > 30 ? said.slice(0, 30) + "\u2026" : said) + "\u201d",
-        !!furniture);
+      var furniture = e.closest(".footer") ? "the footer" : e.closest(".slide-number, .slide-number-pdf") ? "the slide number" : "";
+      var formula = e.closest(".katex"); // (at its own size: its scripts smaller in proportion, as in print)
+      take(parseFloat(formula ? getComputedStyle(formula).fontSize : style.fontSize) * (m ? Math.hypot(m.c, m.d) : 1),
+        furniture || "\u201c" + (said.length > 30 ? said.slice(0, 30) + "\u2026" : said) + "\u201d", !furniture);
     }
     page.querySelectorAll("img").forEach(function (img) {
       var src = img.getAttribute("src") || "";
@@ -349,8 +343,7 @@
     var pages = Array.prototype.slice.call(slides.querySelectorAll(".pdf-page"));
     warnings = [];
     if (!least) least = pages.map(smallestText);
-    var container = el("div", "slides deck-handout deck-handout-offstage deck-handout-" + kind +
-      " deck-handout-per-" + options.perPage);
+    var container = el("div", "slides deck-handout deck-handout-offstage deck-handout-" + kind + " deck-handout-per-" + options.perPage);
     beside.parentNode.appendChild(container);
     var sum = function (f) {
       return pages.reduce(function (s, p) { return s + f(p.querySelector("section")); }, 0);
