@@ -14,6 +14,11 @@ import pytest
 from fixture_build import ROOT, run_cli
 
 
+def run_pytest(test: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_new_lesson_builds_and_its_test_passes(tmp_path: Path, lang: str):
     ran = run_cli(tmp_path, "new", "softmax", "--lang", lang)
@@ -38,25 +43,13 @@ def test_a_new_lesson_builds_and_its_test_passes(tmp_path: Path, lang: str):
         .replace('str(ROOT / "build.py")', f"{str(ROOT / 'build.py')!r}")
     )
     test.write_text(code)
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = run_pytest(test, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # and it fails on a warning: a note without its minutes, here
     section = folder / "01-softmax.md"
     extra = "\n## More\n\nOne more slide.\n\n::: notes\nSay it slowly.\n:::\n"
     section.write_text(section.read_text("utf-8") + extra, "utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = run_pytest(test, tmp_path)
     assert proc.returncode == 1 and "test_the_build_says_nothing_is_wrong" in proc.stdout
     assert "warning [" in proc.stdout and "1 failed" in proc.stdout, proc.stdout
 
