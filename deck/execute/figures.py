@@ -8,6 +8,7 @@ import re
 import struct
 import sys
 from pathlib import Path
+from typing import Any
 
 from deck.model import Figure
 
@@ -90,6 +91,19 @@ def save_figures(folder: Path, stem: str, images: list[tuple[str, bytes]]) -> li
     return saved + save_open_figures(folder, stem, len(saved))
 
 
+def smallest_text_pt(fig: Any) -> float:
+    """The size in pt of the smallest visible text the figure draws (0 if it draws none): the
+    student handout keeps it at 8 pt or more in print."""
+    from matplotlib.text import Text
+
+    sizes = [
+        float(t.get_fontsize())
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.get_figure() is not None
+    ]
+    return round(min(sizes), 2) if sizes else 0.0
+
+
 def save_open_figures(folder: Path, stem: str, before: int = 0) -> list[Figure]:
     """Save every open figure as `<stem>.svg` (then `<stem>-2.svg`, …), and as PNG beside it
     for the notebook and the PowerPoint file, and close them.
@@ -109,6 +123,7 @@ def save_open_figures(folder: Path, stem: str, before: int = 0) -> list[Figure]:
         png = name[: -len(".svg")] + ".png"
         fig.savefig(folder / png, format="png", dpi=PNG_DPI, metadata={"Software": None})
         width, height = fig.get_size_inches()
-        saved.append(Figure(name, round(float(width), 3), round(float(height), 3), png))
+        size = (round(float(width), 3), round(float(height), 3))
+        saved.append(Figure(name, *size, png, smallest_text_pt(fig)))
     plt.close("all")
     return saved

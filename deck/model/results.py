@@ -21,6 +21,7 @@ class Figure:
     width_in: float
     height_in: float
     png: str = ""  # the same figure as PNG at twice its size, beside it (notebooks, PPTX)
+    text_pt: float = 0.0  # its smallest text at its own size (a matplotlib figure's), 0: unknown
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,7 @@ class SectionResult:
                     "seconds": c.seconds,
                     "outputs": [[o.kind, o.data] for o in c.outputs],
                     "figures": [
-                        [f.file, f.width_in, f.height_in, *([f.png] if f.png else [])]
-                        for f in c.figures
+                        [f.file, f.width_in, f.height_in, f.png, f.text_pt] for f in c.figures
                     ],
                 }
                 for c in self.cells
@@ -129,8 +129,14 @@ class SectionResult:
                     seconds=float(c["seconds"]),
                     outputs=tuple(Output(str(k), str(d)) for k, d in c["outputs"]),
                     figures=tuple(
-                        Figure(str(f), float(w), float(h), str(png[0]) if png else "")
-                        for f, w, h, *png in c["figures"]
+                        Figure(
+                            str(f),
+                            float(w),
+                            float(h),
+                            str(more[0]) if more else "",
+                            float(more[1]) if len(more) > 1 else 0.0,
+                        )
+                        for f, w, h, *more in c["figures"]
                     ),
                 )
                 for c in data["cells"]

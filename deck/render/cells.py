@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from deck.blocks.styles import layout_style
 from deck.errors import Diagnostic
-from deck.model import Cell, FigureRecord, Loc, OutputRecord
+from deck.model import Cell, Figure, FigureRecord, Loc, OutputRecord
 from deck.model.document import ShownCell
 from deck.render.htmltext import highlight_code, plain
 
@@ -91,11 +91,12 @@ def outputs(r: RenderContext, cell: ShownCell) -> str:
         else:
             parts.append(f'<pre class="output">{html.escape(output.data)}</pre>')
     for figure in cell.figures:
-        parts.append(figure_html(r, cell, figure.file, figure.width_in, figure.height_in))
+        parts.append(figure_html(r, cell, figure))
     return "\n".join(parts)
 
 
-def figure_html(r: RenderContext, cell: ShownCell, file: str, width: float, height: float) -> str:
+def figure_html(r: RenderContext, cell: ShownCell, figure: Figure) -> str:
+    file, width, height = figure.file, figure.width_in, figure.height_in
     alt = r.fill(cell.alt)
     caption_html = ""
     if cell.caption is not None:
@@ -116,7 +117,8 @@ def figure_html(r: RenderContext, cell: ShownCell, file: str, width: float, heig
     )
     img = (
         f'<img src="figures/{html.escape(file)}" alt="{html.escape(alt)}" '
-        f'style="aspect-ratio:{width}/{height}">'
+        f'style="aspect-ratio:{width}/{height}"'
+        + (f' data-text-pt="{figure.text_pt:g}">' if figure.text_pt else ">")
     )
     cap = f"<figcaption>{caption_html}</figcaption>" if caption_html else ""
     align = cell.align

@@ -19,10 +19,10 @@
     return "@page { size: A4; margin: 12mm 14mm 14mm 14mm; " + footer + " } " +
       "@page wide { size: A4 landscape; margin: 10mm 10mm 13mm 10mm; }";
   }
-  var MIN_PT = 8.05; // (8 pt, and a little for rounding)
+  var MIN_PT = 8; // (a frame's width rounds up)
   var GAP = 14;
   var LINE = 25; // px between ruled lines (deck.css: .handout-lines > div)
-  var FIGURE_TEXT = 14 * 4 / 3; // px: the engine's matplotlibrc text at a figure's own size
+  var FIGURE_TEXT = 15 * 4 / 3; // px: a figure's text at its own size (its data-text-pt, or the matplotlibrc's)
   var BASE = { 1: PORTRAIT.width, 2: 560, 3: 380 }; // a frame's width by slides per page
   var LINES = { 1: 14, 2: 4, 3: 2 };
   var LECTURER_WIDTH = 520;
@@ -91,8 +91,8 @@
     page.querySelectorAll("img").forEach(function (img) {
       var src = img.getAttribute("src") || "";
       if (!/\.svg($|\?)/i.test(src) || !img.naturalWidth) return;
-      var r = img.getBoundingClientRect();
-      if (r.width) take((FIGURE_TEXT * r.width) / img.naturalWidth, "the text of " + src.split("/").pop());
+      var own = parseFloat(img.getAttribute("data-text-pt")) * 4 / 3 || FIGURE_TEXT, r = img.getBoundingClientRect();
+      if (r.width) take((own * r.width) / img.naturalWidth, "the text of " + src.split("/").pop());
     });
     return least;
   }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -301,3 +302,31 @@ def test_a_formula_counts_at_its_own_size(tmp_path: Path):
     assert len(warned) == 1 and "slide 2 has an A4 landscape page" in warned[0], warned
     assert "“a note in small print”, 18 px" in warned[0]
     assert page_sizes(tmp_path / "dist/f/handout.pdf") == [(595, 842), (842, 595)]
+
+
+def test_a_figure_counts_at_its_own_smallest_text(tmp_path: Path):
+    """A figure in the engine's style (15 pt: 20 px at its own size) shares a portrait page; one
+    whose tick labels were drawn at 9 pt (12 px) gets a landscape page, and the warning names
+    the figure by the size recorded when it was saved."""
+
+    def plot(size: str) -> str:
+        return (
+            "```{python}\n#| fig-alt: a line\nimport matplotlib.pyplot as plt\n"
+            f"fig, ax = plt.subplots(figsize=(6, 3.5))\n_ = ax.plot([0, 1, 2])\n{size}"
+            "```\n"
+        )
+
+    files = {
+        "lesson.yml": "title: F\nlang: en\ntitle-slide: false\n",
+        "01-a.md": "## Default\n\n"
+        + plot("")
+        + "\n## Small\n\n"
+        + plot("ax.tick_params(labelsize=9)\n"),
+    }
+    write_lesson(tmp_path, files, name="g")
+    proc = run_build(tmp_path, "g")
+    assert proc.returncode == 0, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "[handout]" in line]
+    assert len(warned) == 1 and "slide 2 has an A4 landscape page" in warned[0], warned
+    assert re.search(r"the text of [\w-]+\.svg, 12 px on the slide", warned[0]), warned[0]
+    assert page_sizes(tmp_path / "dist/g/handout.pdf") == [(595, 842), (842, 595)]

@@ -96,12 +96,12 @@
   // returns {svg, update(weights, note)}, the SVG to place and the function that redraws it
   // (the largest bar marked). The SVG's `data-scale` is its pixels per unit of weight.
   function barChart(width, height, n, labels, ticks, noted) {
-    var pad = { l: 48, r: 6, t: noted ? 22 : 8, b: labels ? 26 : 6 };
+    var pad = { l: 52, r: 6, t: noted ? 26 : 10, b: labels ? 30 : 6 };
     var w = width - pad.l - pad.r;
     var h = height - pad.t - pad.b;
     var root = svg("svg", { viewBox: "0 0 " + width + " " + height, width: width,
       height: height, role: "img", class: "widget-bars", "data-scale": String(h) });
-    var corner = svg("text", { x: width - pad.r, y: 14, class: "widget-tick",
+    var corner = svg("text", { x: width - pad.r, y: 18, class: "widget-tick",
       "text-anchor": "end" });
     (ticks || [0, 0.5, 1]).forEach(function (tick) {
       var y = pad.t + h - tick * h;
@@ -114,11 +114,16 @@
     });
     var step = w / n;
     var gap = Math.min(4, step * 0.2);
+    // Tick text is 20 px (8 pt in a two-up handout); labels too wide for a bar show every few
+    // (each bar still has its label as its title).
+    var widest = Math.max.apply(null, (labels || [""]).map(function (l) { return String(l).length; }));
+    var every = Math.max(1, Math.ceil((widest * 12 + 4) / step));
     var bars = range(n).map(function (k) {
       var rect = svg("rect", { x: pad.l + k * step + gap / 2, width: step - gap, y: pad.t + h,
         height: 0, class: "widget-bar" });
       root.appendChild(rect);
-      if (labels) {
+      if (labels) rect.appendChild(svg("title")).textContent = labels[k]; // every bar named
+      if (labels && k % every === 0) {
         var text = svg("text", { x: pad.l + (k + 0.5) * step, y: height - 6,
           class: "widget-tick", "text-anchor": "middle" });
         text.textContent = labels[k];
