@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from deck.blocks.widgetembed import script_json
-from deck.model import Cell, Section
+from deck.model import Cell, Loc, Section
 
 VALUE = re.compile("\u2063V(\\d+)\u2063")  # an inline value's placeholder (model.placeholder)
 TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][\w-]*)[^>]*>", re.S)
@@ -80,9 +80,14 @@ class Bindings:
     """Every binding statement of a section's cells, parsed once."""
 
     def __init__(self, section: Section):
-        self.cells: list[tuple[Cell, list[Binding]]] = [
-            (cell, _cell_bindings(cell)) for cell in section.cells()
-        ]
+        self.cells: list[tuple[Cell, list[Binding]]] = []
+        for cell in section.cells():
+            module = setup_module(section, cell)
+            if module is None:
+                self.cells.append((cell, _cell_bindings(cell)))
+            else:  # what `from <setup> import *` binds: the module's public names, at its lines
+                public = [b for b in _cell_bindings(module) if not b.name.startswith("_")]
+                self.cells.append((module, public))
 
     def producers(self, exprs: Iterable[str], before: int | None = None) -> list[Producer]:
         """For each name the expressions use, the last cell (before line `before`, if given)
@@ -101,6 +106,21 @@ class Bindings:
             mine = tuple(b for b in bindings if last.get(b.name) == k)
             found.append(Producer(cell, mine))
         return found
+
+
+def setup_module(section: Section, cell: Cell) -> Cell | None:
+    """The lesson's setup module as a cell at its own lines, for the replay cell importing it
+    at the section's start (`setup:` in lesson.yml); None for any other cell."""
+    module = section.settings.setup
+    if not (cell.replay and module and cell.code == f"from {module} import *"):
+        return None
+    path = section.path.parent / f"{module}.py"
+    try:
+        code = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    rel = section.rel.rpartition("/")[0]
+    return Cell(code, {}, Loc(f"{rel}/{module}.py" if rel else f"{module}.py", 1), 1, replay=True)
 
 
 def shown_producers(producers: list[Producer]) -> list[Producer]:
@@ -181,9 +201,17 @@ def substitute_values(
 def value_span(expr: str, loc: str, text: str, producers: list[Producer]) -> str:
     """A value a reader can ask about (Enter or a click opens the popover): `data-cells` names
     the producing cells (their code is in the slide's `sources_script`), `data-marks` the .md
-    line ranges of the statements binding the names the expression uses."""
+    line ranges of the statements binding the names the expression uses (each `file:` first
+    when they are in more than one file)."""
     cells = " ".join(str(p.cell.loc) for p in producers)
-    marks = " ".join(dict.fromkeys(f"{b.first}-{b.last}" for p in producers for b in p.bindings))
+    several = len({p.cell.loc.path for p in producers}) > 1  # (the setup module and a section)
+    marks = " ".join(
+        dict.fromkeys(
+            f"{p.cell.loc.path}:{b.first}-{b.last}" if several else f"{b.first}-{b.last}"
+            for p in producers
+            for b in p.bindings
+        )
+    )
     unbroken = " data-unbroken" if UNBROKEN.fullmatch(text) else ""
     return (
         f'<span class="value"{unbroken} tabindex="0" role="button" aria-haspopup="dialog" '

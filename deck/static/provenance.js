@@ -106,9 +106,7 @@
     at.appendChild(el("code", {}, value.dataset.loc));
     var sources = sourcesOf(value);
     var cells = (value.dataset.cells || "").split(" ").filter(function (c) { return sources[c]; });
-    var marks = (value.dataset.marks || "").split(" ").filter(Boolean).map(function (m) {
-      return m.split("-").map(Number);
-    });
+    var marks = marksOf(value);
     var scroll = [];
     cells.forEach(function (loc) {
       var entry = sources[loc];
@@ -117,7 +115,7 @@
       head.appendChild(el("span", { class: "value-label" }, T.cellAt + " "));
       head.appendChild(el("code", {}, loc));
       head.appendChild(document.createTextNode(" " + T.lines(entry.first, last)));
-      var block = codeBlock(entry, marks);
+      var block = codeBlock(entry, marksIn(marks, loc));
       popover.appendChild(block.node);
       scroll.push(block);
     });
@@ -222,10 +220,18 @@
   // ---- the speaker view: the current slide's values, each with its expression, its
   // file:line and the code lines binding what it uses, so the lecturer can say where a number
   // comes from without opening a popover on the projector. Text only (textContent).
+  // [first, last, file] of each line range marked ("3-5", or "content/x/common.py:3-5" when
+  // the cells are in more than one file; file "" then stands for any).
   function marksOf(value) {
     return (value.dataset.marks || "").split(" ").filter(Boolean).map(function (m) {
-      return m.split("-").map(Number);
+      var at = m.lastIndexOf(":");
+      return m.slice(at + 1).split("-").map(Number).concat([at < 0 ? "" : m.slice(0, at)]);
     });
+  }
+
+  function marksIn(marks, loc) {
+    var file = loc.slice(0, loc.lastIndexOf(":"));
+    return marks.filter(function (m) { return !m[2] || m[2] === file; });
   }
 
   function bindingLines(value, sources) {
@@ -233,6 +239,7 @@
     var out = [];
     marksOf(value).forEach(function (mark) {
       cells.forEach(function (loc) {
+        if (!marksIn([mark], loc).length) return;
         var entry = sources[loc];
         var lines = entry.code.split("\n");
         if (mark[0] < entry.first || mark[1] > entry.first + lines.length - 1) return;

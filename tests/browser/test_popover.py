@@ -181,3 +181,51 @@ def test_larger_toggle_enlarges_the_code_for_the_session(deck):
     assert overlap(value, rect(deck, ".value-popover")) == 0
     deck.locator(".value-popover .value-popover-larger").click()  # and back
     assert code_px(deck) == pytest.approx(small, abs=0.5)
+
+
+COMMON = """import numpy as np
+
+rng = np.random.default_rng(7)
+scale = 2.0
+points = rng.normal(size=50) * scale
+_private = 5
+other = 3
+unused = 4
+"""
+SETUP_SECTION = """## Mean
+
+```{python}
+x = 1
+y = 2
+z = 3
+mean = float(points.mean())
+```
+
+Mean plus count: `{python} mean + len(points)`.
+"""
+
+
+def test_a_name_from_the_setup_module_shows_the_modules_line(context: BrowserContext, tmp_path):
+    """`setup: common.py` binds names for every section: the popover shows the module's code
+    with its binding line marked, beside the section's cell with its own, each line marked in
+    its own file only (common.py's line 7 is not the section's line 7)."""
+    files = {
+        "lesson.yml": "title: S\nlang: en\ntitle-slide: false\nsetup: common.py\n",
+        "common.py": COMMON,
+        "01-a.md": SETUP_SECTION,
+    }
+    write_lesson(tmp_path, files, "setup")
+    proc = run_cli(tmp_path, "setup", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    page = context.new_page()
+    page.goto((tmp_path / "dist/setup/index.html").as_uri())
+    page.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    page.locator("section.present .value[data-expr]").click()
+    boxes = page.locator(".value-popover .value-code")
+    heads = page.locator(".value-popover .value-cell code").all_inner_texts()
+    assert [h.rsplit("/", 1)[-1] for h in heads] == ["common.py:1", "01-a.md:3"], heads
+    marked = [boxes.nth(k).locator(".value-mark").all_inner_texts() for k in range(2)]
+    assert [[m.strip() for m in box] for box in marked] == [  # each with its line number
+        ["5points = rng.normal(size=50) * scale"],
+        ["7mean = float(points.mean())"],
+    ], marked
