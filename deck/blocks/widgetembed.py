@@ -101,11 +101,19 @@ def checked_data(kind: WidgetKind, text: str | None) -> Any:
             f"its JSON is {total} characters, over the limit of {limit} characters of output "
             "(raise `exec.output` in the lesson's settings, or embed less)"
         )
+    wide: list[int] = []  # whole numbers beyond a double's range, seen as they are read
+
+    def whole(digits: str) -> int:
+        number = int(digits)
+        if abs(number) > sys.float_info.max:
+            wide.append(number)
+        return number
+
     try:
-        data = json.loads(text or "")
+        data = json.loads(text or "", parse_int=whole)
     except ValueError:
         raise DataProblem(f"data is not JSON: {(text or '')[:80]!r}") from None
-    huge = too_large(data, "")
+    huge = too_large(data, "") if wide else None  # (its path: looked for only when there is one)
     if huge is not None:
         raise DataProblem(f"{huge} is a whole number too large for JavaScript (over 1.8e308)")
     try:

@@ -210,6 +210,9 @@ def quiet_last_value(code: str, cell: ShownCell) -> str:
     Jupyter hides it too."""
     if any(o.kind not in ("stdout", "warning", "error") for o in cell.outputs):
         return code
+    tail = code.rstrip()
+    if not tail.endswith(")") and "#" not in tail.rpartition("\n")[2]:
+        return code  # (a call ends with `)`, or a comment follows it; no need to parse)
     try:
         tree = ast.parse(code)
     except SyntaxError:

@@ -171,3 +171,27 @@ def test_the_title_is_written_once_and_the_stub_speaks_the_lessons_language(buil
         assert "练习" in stub.source
     else:
         assert "Exercise: write your code here" in stub.source and "练习" not in stub.source
+
+
+@pytest.mark.parametrize(
+    "code, quiet",
+    [
+        ("ax.legend()", "ax.legend();"),
+        ("x = 1\nax.legend()  # the key", "x = 1\nax.legend();  # the key"),
+        ("ax.legend(\n    loc='upper right',\n)\n", "ax.legend(\n    loc='upper right',\n);\n"),
+        ("x = f(1)", "x = f(1)"),  # an assignment shows nothing anyway
+        ("print(f(1))", "print(f(1))"),
+        ("with ctx():\n    ax.legend()", "with ctx():\n    ax.legend()"),
+        ("ax.legend()\nx = 2  # done", "ax.legend()\nx = 2  # done"),
+        ("s = '''\nax.legend()'''", "s = '''\nax.legend()'''"),
+        ("ax.set_title('图')", "ax.set_title('图');"),  # (columns count UTF-8 bytes)
+    ],
+)
+def test_a_cell_ending_in_a_call_the_slide_hid_is_quiet(code, quiet):
+    from types import SimpleNamespace
+
+    from deck.publish.nbcells import quiet_last_value
+
+    assert quiet_last_value(code, SimpleNamespace(outputs=())) == quiet
+    shown = SimpleNamespace(outputs=(SimpleNamespace(kind="text"),))  # the slide showed it
+    assert quiet_last_value(code, shown) == code

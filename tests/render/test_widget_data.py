@@ -173,6 +173,30 @@ def test_sentences_must_share_layers_and_heads(data):
         checked_data(KINDS["attention-explorer"], json.dumps(bad))
 
 
+@pytest.mark.parametrize(
+    "items, says",
+    [
+        ([0.5, float("nan"), 0.25], "`w[1]` must be a number, not NaN"),
+        ([0.5, 0.25, float("inf")], "`w[2]` must be a number, not Infinity"),
+        ([0.5, True], "`w[1]` must be a number, not true"),
+        ([0.5, "0.2"], '`w[1]` must be a number, not "0.2"'),
+        ([0.5, -0.25, 0.75], "`w[1]` is -0.25, outside [0.0, 1.0]"),
+        ([0.5, 1.5], "`w[1]` is 1.5, outside [0.0, 1.0]"),
+        ([0, 2], "`w[1]` is 2, outside [0.0, 1.0]"),
+    ],
+)
+def test_a_vector_names_its_first_bad_item(items, says):
+    """The quick look over a list of floats and the item-by-item one agree: whatever the kind
+    of the bad item, the error names it by its path."""
+    from deck.widgetdata import vector
+
+    with pytest.raises(DataProblem, match=re.escape(says)):
+        vector(items, "w", None, low=0.0, high=1.0)
+    assert vector([0.0, 0.5, 1.0], "w", 3, low=0.0, high=1.0) == [0.0, 0.5, 1.0]
+    assert vector([0, 1, 0.5], "w", None, low=0.0, high=1.0) == [0, 1, 0.5]  # ints are numbers
+    assert vector([], "w", None) == []
+
+
 # ---- provenance -------------------------------------------------------------------------------
 
 
