@@ -7,7 +7,8 @@
   copying and says where they are published;
 - `[text]{.class key=value}` bracketed spans (`.fragment`, `.smallcaps`, `.mark`, …);
 - raw inline HTML `` `<b>`{=html} `` (other formats' raw text is dropped, as Pandoc drops it),
-  a `\\` ending a line as a hard line break, grid tables (`+---+---+`, spans of columns);
+  a `\\` ending a line as a hard line break, grid tables (`+---+---+`, cells spanning columns
+  and rows: `deck.render.gridtables`);
 - a figure's caption is Markdown (raw HTML in it stays HTML); attribute values may hold
   Pandoc's backslash escapes (`width="\\"50%"`).
 """
@@ -16,19 +17,17 @@ from __future__ import annotations
 
 import html
 import re
-import textwrap
-import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from markdown import Extension, Markdown
-from markdown.blockprocessors import BlockProcessor
 from markdown.inlinepatterns import InlineProcessor
 from markdown.treeprocessors import Treeprocessor
 
 from deck.blocks.styles import NUMBER, position_style, style_join
+from deck.render.gridtables import GridTables
 from deck.source.attributes import parse_attrs
 
 IMG_ATTRS = {
@@ -52,7 +51,6 @@ SPAN = re.compile(
 )
 RAW_INLINE = r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)\{=([\w-]+)\}"  # `<b>`{=html}
 HTML_FORMATS = {"html", "html4", "html5", "revealjs"}  # raw text a reveal.js deck shows
-GRID_RULE = re.compile(r"^\+(?:[-=:]+\+)+\s*$")  # +---+:==+
 TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 
 
@@ -212,98 +210,7 @@ class PandocExtension(Extension):
         # Before code spans (190), so `` `…`{=html} `` is not code; before escapes (180).
         md.inlinePatterns.register(_RawInline(RAW_INLINE, md), "pandoc_raw", 195)
         md.inlinePatterns.register(_HardBreak(r"(?<!\\)(\\+)(?:\n|$)", md), "pandoc_break", 185)
-        md.parser.blockprocessors.register(_GridTables(md.parser), "pandoc_grid", 76)
-
-
-# ---- grid tables ----------------------------------------------------------------------------
-# Pandoc's `+---+---+` tables: `+===+` ends the head, colons in it (or the first rule) align the
-# columns, a row without a `|` where a column starts spans the columns on both sides, and each
-# cell is Markdown (lists too). Wide (CJK) characters count as two columns, as Pandoc counts them.
-
-
-def _cells(line: str, bounds: list[int]) -> list[tuple[int, str]] | None:
-    """The `|`-separated pieces of a row's line at the table's column bounds: (the bound each
-    starts at, its text); None when the line does not open at the first bound. (Pandoc reads a
-    line that stops short of the last `|` too.)"""
-    col, cuts = 0, []
-    for k, ch in enumerate(line):
-        if ch == "|" and col in bounds:
-            cuts.append((col, k))
-        col += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-    if not cuts or cuts[0][0] != bounds[0]:
-        return None
-    if cuts[-1][0] != bounds[-1]:
-        cuts.append((bounds[-1], len(line)))
-    return [(a, line[i + 1 : j]) for (a, i), (_, j) in zip(cuts, cuts[1:], strict=False)]
-
-
-def grid_table(lines: list[str]) -> tuple[list[str], list[list[tuple[str, int]]], int] | None:
-    """A grid table's column alignments, its rows (each cell's text and how many columns it
-    spans) and how many rows are its head; None when the lines do not read as one."""
-    bounds = [k for k, ch in enumerate(lines[0].rstrip()) if ch == "+"]
-    rules = [k for k, line in enumerate(lines) if GRID_RULE.match(line)]
-    if not rules or rules[0] != 0 or rules[-1] != len(lines) - 1:
-        return None
-    head = next((k for k in rules if "=" in lines[k]), None)
-    spec = lines[head if head is not None else 0]
-    aligns = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
-        part = spec[a + 1 : b]
-        left, right = part.startswith(":"), part.endswith(":")
-        aligns.append("center" if left and right else "right" if right else "left" if left else "")
-    rows: list[list[tuple[str, int]]] = []
-    head_rows = 0
-    for top, bottom in zip(rules, rules[1:], strict=False):
-        if [k for k, ch in enumerate(lines[top].rstrip()) if ch == "+"] != bounds:
-            return None  # (a rule of other columns: a row spanning rows, not read here)
-        pieces = [_cells(line, bounds) for line in lines[top + 1 : bottom]]
-        if not pieces or any(p is None for p in pieces):
-            return None
-        starts = set.intersection(*({a for a, _ in p} for p in pieces if p))
-        row = []
-        for a, b in zip(sorted(starts), [*sorted(starts)[1:], bounds[-1]], strict=False):
-            text = "\n".join("".join(t for s, t in p if a <= s < b) for p in pieces if p)
-            text = "\n".join(t.rstrip() for t in textwrap.dedent(text).split("\n")).strip()
-            row.append((text, bounds.index(b) - bounds.index(a)))
-        rows.append(row)
-        if bottom == head:
-            head_rows = len(rows)
-    return aligns, rows, head_rows
-
-
-class _GridTables(BlockProcessor):
-    def test(self, parent: ET.Element, block: str) -> bool:
-        lines = block.split("\n")
-        return (
-            len(lines) >= 3
-            and bool(GRID_RULE.match(lines[0]))
-            and all(line.startswith(("+", "|")) for line in lines)
-            and grid_table(lines) is not None
-        )
-
-    def run(self, parent: ET.Element, blocks: list[str]) -> None:
-        found = grid_table(blocks.pop(0).split("\n"))
-        assert found is not None
-        aligns, rows, head_rows = found
-        table = ET.SubElement(parent, "table")
-        for k, row in enumerate(rows):
-            part = "thead" if k < head_rows else "tbody"
-            if not len(table) or table[-1].tag != part:
-                ET.SubElement(table, part)
-            tr = ET.SubElement(table[-1], "tr")
-            column = 0
-            for text, span in row:
-                cell = ET.SubElement(tr, "th" if part == "thead" else "td")
-                if span > 1:
-                    cell.set("colspan", str(span))
-                if aligns[column]:
-                    cell.set("style", f"text-align: {aligns[column]};")
-                column += span
-                self.parser.parseChunk(cell, text)
-                if len(cell) == 1 and cell[0].tag == "p":  # one paragraph: Pandoc's Plain
-                    p = cell[0]
-                    cell.remove(p)
-                    cell.text, cell[:] = p.text, list(p)
+        md.parser.blockprocessors.register(GridTables(md.parser), "pandoc_grid", 76)
 
 
 # ---- footnotes ------------------------------------------------------------------------------

@@ -47,6 +47,16 @@ LESSON = {
         | a   | b   |
         | c   | d   |
 
+        ## Spans
+
+        +---------+-------+----------+
+        | Head    | Two   | Three    |
+        +=========+=======+==========+
+        | tall    | b     | c        |
+        +         +-------+----------+
+        |         | wide cell        |
+        +---------+-------+----------+
+
         ## Row headers
 
         <table><tr><th>The</th><td>0.1</td></tr><tr><th>cat</th><td>0.2</td></tr></table>
@@ -207,6 +217,22 @@ def test_a_header_style_only_where_the_deck_has_a_header(built: Path):
     (rows,) = tables(slides["Row headers"])  # a row's own `<th>` stays bold
     assert [[c.text for c in row.cells] for row in rows.rows] == [["The", "0.1"], ["cat", "0.2"]]
     assert rows.cell(0, 0).text_frame.paragraphs[0].runs[0].font.bold
+
+
+def test_cells_spanning_rows_and_columns_are_merged(built: Path):
+    """A grid table's `rowspan`/`colspan` cells are one merged cell each, as the deck draws
+    them, not text shifted into the wrong columns."""
+    (table,) = tables(by_title(Presentation(built))["Spans"])
+    assert [[c.text for c in row.cells] for row in table.rows] == [
+        ["Head", "Two", "Three"],
+        ["tall", "b", "c"],
+        ["", "wide cell", ""],
+    ]
+    tall, wide = table.cell(1, 0), table.cell(2, 1)
+    assert tall.is_merge_origin and (tall.span_height, tall.span_width) == (2, 1)
+    assert wide.is_merge_origin and (wide.span_height, wide.span_width) == (1, 2)
+    assert table.cell(2, 0).is_spanned and table.cell(2, 2).is_spanned
+    assert not table.cell(1, 1).is_merge_origin and not table.cell(1, 1).is_spanned
 
 
 def flow_of(slide) -> tuple[list, list]:  # noqa: ANN001

@@ -47,11 +47,11 @@ def stringify(node: Any) -> str:
 
 
 class Cells(HTMLParser):
-    """A table's cells: (tag, colspan, text-align, its text without spaces) per row."""
+    """A table's cells: (tag, colspan, rowspan, text-align, its text without spaces) per row."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.rows: list[list[tuple[str, int, str, str]]] = []
+        self.rows: list[list[tuple[str, int, int, str, str]]] = []
         self.cell: list[Any] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -60,37 +60,45 @@ class Cells(HTMLParser):
             self.rows.append([])
         elif tag in ("td", "th"):
             align = re.search(r"text-align: (\w+)", a.get("style") or "")
-            self.cell = [tag, int(a.get("colspan") or 1), align.group(1) if align else "", ""]
+            spans = [int(a.get("colspan") or 1), int(a.get("rowspan") or 1)]
+            self.cell = [tag, *spans, align.group(1) if align else "", ""]
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("td", "th") and self.cell is not None:
-            tag, span, align, text = self.cell
-            self.rows[-1].append((tag, span, align, "".join(text.split())))
+            tag, span, down, align, text = self.cell
+            self.rows[-1].append((tag, span, down, align, "".join(text.split())))
             self.cell = None
 
     def handle_data(self, data: str) -> None:
         if self.cell is not None:
-            self.cell[3] += data + " "
+            self.cell[4] += data + " "
 
 
-def table_cells(markup: str) -> list[list[tuple[str, int, str, str]]]:
+def table_cells(markup: str) -> list[list[tuple[str, int, int, str, str]]]:
     parser = Cells()
     parser.feed(markup)
     return parser.rows
 
 
-def pandoc_cells(block: dict[str, Any]) -> list[list[tuple[str, int, str, str]]]:
-    """Pandoc's Table as the same rows: head cells `th`, body cells `td`."""
+def pandoc_cells(block: dict[str, Any]) -> list[list[tuple[str, int, int, str, str]]]:
+    """Pandoc's Table as the same rows: head cells `th`, body cells `td` (a cell's alignment
+    is its column's: the one it starts at, after the cells spanning down from above)."""
     _, _, specs, head, bodies, _ = block["c"]
     aligns = [{"AlignDefault": ""}.get(s[0]["t"], s[0]["t"][5:].lower()) for s in specs]
-    rows = []
+    rows: list[list[tuple[str, int, int, str, str]]] = []
+    taken: dict[int, set[int]] = {}  # row → the columns cells from above span down into
     parts = [("th", head[1])] + [("td", b[3]) for b in bodies]
     for tag, part in parts:
         for row in part:
             out, column = [], 0
             for cell in row[1]:
-                _, _, _, span, content = cell
-                out.append((tag, span, aligns[column], "".join(stringify(content).split())))
+                _, _, down, span, content = cell
+                while column in taken.get(len(rows), set()):
+                    column += 1
+                text = "".join(stringify(content).split())
+                out.append((tag, span, down, aligns[column], text))
+                for below in range(len(rows), len(rows) + down):
+                    taken.setdefault(below, set()).update(range(column, column + span))
                 column += span
             rows.append(out)
     return rows
@@ -112,13 +120,31 @@ GRID = """\
 +---------------+---------------+--------------------+
 """
 HEADLESS = "+------+-----+\n| 中文 | b   |\n+------+-----+\n| c    | d   |\n+------+-----+\n"
+ROWSPAN = """\
++---------+-------+----------+
+| Head    | Two   | Three    |
++=========+======:+:========:+
+| tall    | b     | c        |
+| 中文    +-------+----------+
+|         | wide cell        |
++---------+-------+----------+
+| x       | y     | deep     |
++---------+-------+          |
+| *last*  | z     | cell     |
++---------+-------+----------+
+"""
 
 
 def test_grid_tables_have_pandocs_cells_spans_and_alignment():
-    for text in (GRID, HEADLESS):
+    for text in (GRID, HEADLESS, ROWSPAN):
         (table,) = pandoc(text)
         assert table["t"] == "Table"
         assert table_cells(html(text)) == pandoc_cells(table)
+    assert [c[1:3] for row in table_cells(html(ROWSPAN)) for c in row if c[1:3] != (1, 1)] == [
+        (1, 2),
+        (2, 1),
+        (1, 2),
+    ]  # (the spans are there: Pandoc agreeing with no spans would not say much)
     out = html(GRID)
     assert "<ul>\n<li>built-in wrapper</li>" in out and "<em>sweet</em>" in out
     assert "+---" not in out

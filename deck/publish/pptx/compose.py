@@ -101,6 +101,11 @@ def add_table(slide: Any, box: Placed, table: Table, lang: str) -> None:
             color = "FFFFFF" if r == 0 and table.header else INK
             runs = [replace(run, bold=run.bold or source.header) for run in source.runs]
             fill_paragraph(paragraph, Para(runs), size, lang, color)
+    for r, row in enumerate(table.rows):  # spanning cells merged over the places they cover
+        for c, source in enumerate(row):
+            if source.span > 1 or source.down > 1:
+                last = (min(r + source.down, rows) - 1, min(c + source.span, columns) - 1)
+                shape.cell(r, c).merge(shape.cell(*last))
 
 
 def add_picture(

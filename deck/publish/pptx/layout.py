@@ -96,8 +96,14 @@ def table_columns(table: Table, width: float, scale: float) -> list[float]:
     room), the widest ones narrowed to fit `width` when they do not."""
     size = TABLE_PT * scale
     columns = max((len(r) for r in table.rows), default=0)
-    wants = [
-        max((sum(char_width(c) for c in row[k].text) * size + 16 for row in table.rows), default=20)
+    wants = [  # (a cell spanning columns shares its width among them)
+        max(
+            (
+                sum(char_width(c) for c in row[k].text) * size / row[k].span + 16
+                for row in table.rows
+            ),
+            default=20,
+        )
         for k in range(columns)
     ]
     if sum(wants) <= width:

@@ -235,7 +235,7 @@ class Reader:
                     continue
                 if child.tag == "tr":
                     row = [
-                        Cell(cell_runs(self.inline(c, Run(""))), c.tag == "th")
+                        Cell(cell_runs(self.inline(c, Run(""))), c.tag == "th", *spans(c))
                         for c in child
                         if c.tag in ("td", "th")
                     ]
@@ -247,9 +247,10 @@ class Reader:
                     walk(child, in_head or child.tag == "thead")
 
         walk(el, False)
-        width = max((len(r) for r in rows), default=0)
+        placed = on_grid(rows)
+        width = max((len(r) for r in placed), default=0)
         header = head > 0 or bool(rows and rows[0] and all(c.header for c in rows[0]))
-        return Table([r + [Cell([])] * (width - len(r)) for r in rows], header)
+        return Table([r + [Cell([])] * (width - len(r)) for r in placed], header)
 
     def picture(self, el: Element) -> Picture:
         src = el.get("src") or ""
@@ -361,3 +362,36 @@ def cell_runs(items: list[Item]) -> list[Run]:
         if run.text:
             out.append(run)
     return trim(out)
+
+
+def spans(cell: Element) -> tuple[int, int]:
+    """(colspan, rowspan) of a `<td>`/`<th>`, at least 1 each."""
+
+    def number(name: str) -> int:
+        try:
+            return max(1, min(int(cell.get(name) or 1), 1000))
+        except ValueError:
+            return 1
+
+    return number("colspan"), number("rowspan")
+
+
+def on_grid(rows: list[list[Cell]]) -> list[list[Cell]]:
+    """The rows with each place a cell spans over filled by a covered cell, so that every row
+    has a cell for each column it reaches (a spanning cell first, at its top-left)."""
+    grid: dict[tuple[int, int], Cell] = {}
+    for r, row in enumerate(rows):
+        column = 0
+        for cell in row:
+            while (r, column) in grid:
+                column += 1
+            for dr in range(cell.down):
+                for dc in range(cell.span):
+                    grid[(r + dr, column + dc)] = cell if dr == dc == 0 else Cell([], covered=True)
+            column += cell.span
+    height = max((r for r, _ in grid), default=-1) + 1
+    out = []
+    for r in range(min(height, len(rows))):
+        width = max((c for (row, c) in grid if row == r), default=-1) + 1
+        out.append([grid.get((r, c), Cell([])) for c in range(width)])
+    return out

@@ -41,6 +41,9 @@ class Paras:
 class Cell:
     runs: list[Run]  # as a paragraph's: formulas' scripts raised or lowered
     header: bool = False  # a `<th>`
+    span: int = 1  # columns it spans (`colspan`)
+    down: int = 1  # rows it spans (`rowspan`)
+    covered: bool = False  # a place another cell spans over: merged into that one
 
     @property
     def text(self) -> str:
