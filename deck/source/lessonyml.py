@@ -19,15 +19,18 @@ from deck.source.config import TOP_SCHEMA, config_from, yaml_error
 from deck.source.qmdchecks import format_reader
 from deck.source.qmdconfig import merge, slide_config
 from deck.source.schema import Key, Reading, Schema, section
-from deck.source.schemaqmd import CITATIONS, QUARTO_SCHEMA, REVEALJS_SCHEMA
+from deck.source.schemaqmd import CITATIONS, QUARTO_SCHEMA, REVEAL_OPTIONS, REVEALJS_SCHEMA
 
 PROJECT_NAMES = ("_quarto.yml", "_quarto.yaml")  # (deck.source.registry has them as inputs)
 
 # A lesson's deck options: the `.qmd`'s, with a lesson's own defaults where they differ from
 # Quarto's (slide numbers on, no line numbers on code), and those a lesson does not take
-SLIDES_SCHEMA = REVEALJS_SCHEMA.but(
+SLIDES_SCHEMA = Schema(
+    "slides:", {**REVEALJS_SCHEMA, **REVEAL_OPTIONS}, "", REVEALJS_SCHEMA.unknown
+).but(
     "slides:",
-    "A lesson's deck options: `slides:` in lesson.yml (or `format: revealjs:`), the `.qmd`'s.",
+    "A lesson's deck options: `slides:` in lesson.yml (or `format: revealjs:`), the `.qmd`'s "
+    "(reveal.js's own `hash`, `margin`, `show-slide-number`… too).",
     slide_number={"default": True},
     code_line_numbers={"default": False},
     slide_level={

@@ -12,7 +12,7 @@ from deck.source.lessonyml import LESSON_PROJECT_SCHEMA, LESSON_SCHEMA, SLIDES_S
 from deck.source.project import PROJECT_SCHEMA
 from deck.source.schema import Schema
 from deck.source.schemacourse import COURSE_SCHEMA
-from deck.source.schemaqmd import QUARTO_SCHEMA, REVEALJS_SCHEMA
+from deck.source.schemaqmd import QUARTO_SCHEMA, REVEAL_OPTIONS, REVEALJS_SCHEMA
 
 REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "settings.md"
 TABLES = (SLIDES_SCHEMA,)  # mappings inside a file with a table of their own
@@ -59,10 +59,21 @@ def table(found: Iterator[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The deck's options and reveal.js's own, as a lesson's `slides:` and a `.qmd` take them.
+DECK_OPTIONS = Schema(
+    "deck options",
+    {
+        **{k: v for k, v in REVEALJS_SCHEMA.items() if not v.not_applied},
+        **REVEAL_OPTIONS,
+        **{k: v for k, v in REVEALJS_SCHEMA.items() if v.not_applied},  # (listed last)
+    },
+)
+
+
 def deck_option_rows() -> Iterator[list[str]]:
     """The deck's options, with a lesson's default and treatment where they differ."""
-    for row, name in zip(rows(REVEALJS_SCHEMA), _row_keys(REVEALJS_SCHEMA), strict=True):
-        lesson, qmd = SLIDES_SCHEMA[name], REVEALJS_SCHEMA[name]
+    for row, name in zip(rows(DECK_OPTIONS), _row_keys(DECK_OPTIONS), strict=True):
+        lesson, qmd = SLIDES_SCHEMA[name], DECK_OPTIONS[name]
         if lesson.default_text() != qmd.default_text():
             row[2] = f"{qmd.default_text()}; a lesson: {lesson.default_text()}"
         if lesson.not_applied != qmd.not_applied:
@@ -97,7 +108,7 @@ def reference_markdown() -> str:
         section(
             ".qmd front matter and _metadata.yml",
             QUARTO_SCHEMA,
-            rows(QUARTO_SCHEMA, skip=REVEALJS_SCHEMA),
+            rows(QUARTO_SCHEMA, skip=DECK_OPTIONS),
             "Every option of the table above may also stand at the top level.",
         ),
         section(

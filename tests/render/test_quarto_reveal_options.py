@@ -85,3 +85,34 @@ def test_a_wrong_reveal_value_is_an_error_at_its_line(tmp_path: Path, line: str,
     with pytest.raises(DeckError) as caught:
         load_qmd(tmp_path / "talk.qmd")
     assert "talk.qmd:4:" in str(caught.value) and says in str(caught.value), str(caught.value)
+
+
+def test_a_lessons_slides_take_the_same_reveal_options(tmp_path: Path):
+    """lesson.yml's `slides:` reads reveal.js's own options as a `.qmd`'s `format: revealjs:`
+    does (they were called unknown there), and a wrong one is an error at its line."""
+    from catalogue import write_lesson
+
+    yml = """title: L
+lang: en
+slides:
+  show-slide-number: speaker
+  hash: false
+  margin: 0.1
+  view-distance: 5
+  history: true
+  controls-tutorial: false
+"""
+    write_lesson(tmp_path, {"lesson.yml": yml, "01-a.md": "## A\n\nText.\n"}, "lesson")
+    ran = run_cli(tmp_path, "lesson", "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    assert "unknown" not in ran.stderr and "warning" not in ran.stderr, ran.stderr
+    page = (tmp_path / "dist/lesson/index.html").read_text()
+    found = re.search(r"window\.deckOptions\s*=\s*(\{.*?\});?\s*</script>", page, re.S)
+    assert found, "deckOptions not in the page"
+    reveal = json.loads(found.group(1))["reveal"]
+    assert {k: reveal[k] for k in REVEAL} == REVEAL
+    yml = "title: L\nlang: en\nslides:\n  margin: 2\n"
+    write_lesson(tmp_path, {"lesson.yml": yml, "01-a.md": "## A\n"}, "lesson")
+    ran = run_cli(tmp_path, "lesson", "--no-pdf")
+    assert ran.returncode != 0 and "lesson.yml:4:" in ran.stderr, ran.stderr
+    assert "must be a number from 0 to 1" in ran.stderr
