@@ -105,13 +105,13 @@ def vector(value: Any, path: str, length: int | None, what: str = "numbers", **b
     """`value` is a list of numbers, `length` of them when given, each within `bounds`
     (`low=`, `high=`, as `number` takes them); returns it."""
     items = listed(value, path, length, what)
-    if not plain_floats(items, bounds.get("low"), bounds.get("high")):
+    if not _plain_floats(items, bounds.get("low"), bounds.get("high")):
         for k, x in enumerate(items):  # the first item that is not, by its path
             number(x, path_at(path, k), **bounds)
     return items
 
 
-def plain_floats(items: list[Any], low: float | None, high: float | None) -> bool:
+def _plain_floats(items: list[Any], low: float | None, high: float | None) -> bool:
     """Every item a finite float within [`low`, `high`], seen without a call per item (the
     usual data: a widget's weights); False when any is not, or is another kind of number."""
     if not items or not all(type(x) is float for x in items):
