@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -15,20 +16,14 @@ from deck.errors import DeckError
 from deck.source.qmd import load_qmd
 from fixture_build import run_cli
 
-FRONT = """---
-title: T
-format:
-  revealjs:
-    show-slide-number: speaker
-    hash: false
-    margin: 0.1
-    view-distance: 5
-    history: true
-    controls-tutorial: false
----
-
-## A
+OPTIONS = """show-slide-number: speaker
+hash: false
+margin: 0.1
+view-distance: 5
+history: true
+controls-tutorial: false
 """
+FRONT = "---\ntitle: T\nformat:\n  revealjs:\n" + textwrap.indent(OPTIONS, "    ") + "---\n\n## A\n"
 REVEAL = {
     "showSlideNumber": "speaker",
     "hash": False,
@@ -92,16 +87,7 @@ def test_a_lessons_slides_take_the_same_reveal_options(tmp_path: Path):
     does (they were called unknown there), and a wrong one is an error at its line."""
     from catalogue import write_lesson
 
-    yml = """title: L
-lang: en
-slides:
-  show-slide-number: speaker
-  hash: false
-  margin: 0.1
-  view-distance: 5
-  history: true
-  controls-tutorial: false
-"""
+    yml = "title: L\nlang: en\nslides:\n" + textwrap.indent(OPTIONS, "  ")
     write_lesson(tmp_path, {"lesson.yml": yml, "01-a.md": "## A\n\nText.\n"}, "lesson")
     ran = run_cli(tmp_path, "lesson", "--no-pdf")
     assert ran.returncode == 0, ran.stderr
