@@ -435,3 +435,38 @@ def test_axe_finds_no_serious_violations_in_widgets_and_popover(deck):
 def test_reference_softmax_is_stable():
     _, _, weights = numpy_attention(np.array([[1000.0, 0]]), np.array([[1.0, 0], [0, 1]]), 1)
     assert weights[0] == pytest.approx([1, math.exp(-1000)])
+
+
+@pytest.mark.parametrize(
+    "width, labels, all_shown",
+    [
+        (400, ["a", "b", "c", "d"], True),
+        (470, [f"k{k}" for k in range(1, 17)], False),
+        (300, "自注意力层 多头注意力 编码器的层 解码器的层 残差的连接 层的归一化".split(), False),
+    ],
+)
+def test_bar_labels_never_overlap_and_all_show_where_there_is_room(deck, width, labels, all_shown):
+    """A bar chart's tick labels are 20 px (8 pt in a two-up handout): where they do not fit
+    under their bars, every few show, and no two shown overlap; every bar keeps its label as
+    its title."""
+    boxes = deck.evaluate(
+        """([width, labels]) => {
+          const chart = window.deckWidgets.helpers.barChart(width, 200, labels.length, labels);
+          const host = document.createElement('div');  // (the deck's widget styles apply)
+          host.className = 'widget';
+          document.querySelector('.reveal').appendChild(host).appendChild(chart.svg);
+          chart.update(labels.map(() => 1 / labels.length));
+          const shown = [...chart.svg.querySelectorAll('text.widget-tick')]
+            .filter(t => labels.includes(t.textContent))
+            .map(t => { const b = t.getBBox(); return [t.textContent, b.x, b.x + b.width]; });
+          const titles = [...chart.svg.querySelectorAll('rect > title')].map(t => t.textContent);
+          const size = getComputedStyle(chart.svg.querySelector('text.widget-tick')).fontSize;
+          host.remove();
+          return {shown, titles, size};
+        }""",
+        [width, labels],
+    )
+    assert boxes["titles"] == labels and boxes["size"] == "20px"
+    shown = boxes["shown"]
+    assert len(shown) == len(labels) if all_shown else 2 <= len(shown) < len(labels), shown
+    assert all(a[2] <= b[1] for a, b in zip(shown, shown[1:], strict=False)), shown  # no overlap

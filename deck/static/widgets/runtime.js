@@ -116,8 +116,10 @@
     var gap = Math.min(4, step * 0.2);
     // Tick text is 20 px (8 pt in a two-up handout); labels too wide for a bar show every few
     // (each bar still has its label as its title).
-    var widest = Math.max.apply(null, (labels || [""]).map(function (l) { return String(l).length; }));
-    var every = Math.max(1, Math.ceil((widest * 12 + 4) / step));
+    var widest = Math.max.apply(null, (labels || [""]).map(function (l) { // px: a wide character
+      return Array.from(String(l)).reduce(function (w, c) { return w + (c >= "\u2e80" ? 20 : 12); }, 0);
+    })); // (CJK) is 20, another about 12
+    var every = Math.max(1, Math.ceil((widest + 4) / step));
     var bars = range(n).map(function (k) {
       var rect = svg("rect", { x: pad.l + k * step + gap / 2, width: step - gap, y: pad.t + h,
         height: 0, class: "widget-bar" });
