@@ -74,7 +74,7 @@ class _Grid:
         return "\n".join(t.rstrip() for t in textwrap.dedent("\n".join(inside)).split("\n")).strip()
 
 
-GridCell = tuple[str, int, int]  # its Markdown, how many columns and rows it spans
+GridCell = tuple[str, int, int, int]  # its Markdown, first column, columns and rows spanned
 
 
 def grid_table(lines: list[str]) -> tuple[list[str], list[list[GridCell]], int] | None:
@@ -113,26 +113,9 @@ def grid_table(lines: list[str]) -> tuple[list[str], list[list[GridCell]], int] 
     rows: list[list[GridCell]] = [[] for _ in tops[:-1]]
     for t, c, b, r in sorted(found, key=lambda f: (f[0], f[1])):
         span = (sides.index(r) - sides.index(c), tops.index(b) - tops.index(t))
-        rows[tops.index(t)].append((grid.text(t, c, b, r), *span))
+        rows[tops.index(t)].append((grid.text(t, c, b, r), sides.index(c), *span))
     head_rows = tops.index(head) if head in tops else 0
     return aligns, rows, head_rows
-
-
-def columns(rows: list[list[GridCell]], k: int) -> list[int]:
-    """The column each cell of row `k` starts at: the first ones left free by the cells of
-    earlier rows that span down into it."""
-    taken: set[tuple[int, int]] = set()
-    for r, row in enumerate(rows[: k + 1]):
-        column, starts = 0, []
-        for _, span, down in row:
-            while (r, column) in taken:
-                column += 1
-            starts.append(column)
-            taken |= {(r + dr, column + dc) for dr in range(down) for dc in range(span)}
-            column += span
-        if r == k:
-            return starts
-    return []
 
 
 class GridTables(BlockProcessor):
@@ -155,7 +138,7 @@ class GridTables(BlockProcessor):
             if not len(table) or table[-1].tag != part:
                 ET.SubElement(table, part)
             tr = ET.SubElement(table[-1], "tr")
-            for column, (text, span, down) in zip(columns(rows, k), row, strict=True):
+            for text, column, span, down in row:
                 cell = ET.SubElement(tr, "th" if part == "thead" else "td")
                 if down > 1:
                     cell.set("rowspan", str(down))
