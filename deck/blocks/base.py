@@ -14,7 +14,7 @@ from deck.blocks.provenance import Bindings
 from deck.blocks.styles import layout_style, position_style, style_join
 from deck.errors import Diagnostic, Loc
 from deck.model import Block, Div, InlineExpr, Prose, Section
-from deck.model.document import EVERYONE, Group, Node, QuizOrder, Text
+from deck.model.document import EVERYONE, Group, Node, QuizOrder, Text, references_token
 
 SUB_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")  # a callout's title, a tab's name
 HTML_ATTRS = {"id", "style", "title", "role", "lang", "dir"}
@@ -273,7 +273,10 @@ def attributes(div: Attributed, classes: list[str] | None = None) -> str:
 
 
 def render_plain(r: RenderContext, div: Group, notes: list[str]) -> str:
-    return f"<div{attributes(div)}>{r.blocks(div.blocks, notes)}</div>"
+    markup = f"<div{attributes(div)}>{r.blocks(div.blocks, notes)}</div>"
+    if div.attrs.get("id") == "refs" and not div.blocks:  # the references' place (citations)
+        return references_token(markup)
+    return markup
 
 
 def split_at_headings(prose: Prose) -> list[Prose]:

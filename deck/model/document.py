@@ -41,14 +41,65 @@ class Value:
 
 
 @dataclass(frozen=True)
-class Text:
-    """Markdown as written (math left as `$TeX$`), each computed value in place as a `Value`."""
+class Ref:
+    """A cross-reference as written (`@fig-x`, `[@fig-x]`, `[-@fig-x]`: `form` "", "[", "[-"),
+    at its own line; the document's transforms resolve it (`text`, the slide it links to)."""
 
-    parts: tuple[str | Value, ...]
+    label: str
+    form: str
+    loc: Loc
+    text: str = ""  # as shown: "Figure 2" ("2" for `[-@…]`); as written until resolved
+    slide: int = 0  # the deck-wide number of the slide showing what it names; 0: unresolved
+
+    def __post_init__(self) -> None:
+        if not self.text:
+            object.__setattr__(self, "text", self.written)
+
+    @property
+    def written(self) -> str:
+        return f"{self.form}@{self.label}{']' if self.form else ''}"
+
+
+@dataclass(frozen=True)
+class Cite:
+    """A citation as written (`[@key]`, `@key [p. 3]`, `[-@key]`), at its own line; the
+    document's transforms format it (`text`; `html` as Pandoc's citeproc writes it)."""
+
+    written: str
+    loc: Loc
+    text: str = ""  # as shown; as written until formatted
+    html: str = ""  # Pandoc's HTML for it ("" until formatted)
+
+    def __post_init__(self) -> None:
+        if not self.text:
+            object.__setattr__(self, "text", self.written)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a cross-reference can name: a figure, table, equation or slide, numbered in the
+    order the deck shows them (`name`: "Figure 2", the slide it is on)."""
+
+    kind: str  # fig, tbl, eq, sec
+    number: int
+    slide: int
+    name: str
+
+
+Inline = Value | Ref | Cite  # what stands in a text besides its Markdown
+
+
+@dataclass(frozen=True)
+class Text:
+    """Markdown as written (math left as `$TeX$`), each computed value in place as a `Value`,
+    each cross-reference a `Ref` and each citation a `Cite`."""
+
+    parts: tuple[str | Inline, ...]
     loc: Loc
 
-    def markdown(self, value: Callable[[Value], str]) -> str:
-        """The text with each value written by `value` (escaped as the output needs)."""
+    def markdown(self, value: Callable[[Inline], str]) -> str:
+        """The text with each value, reference and citation written by `value` (escaped as the
+        output needs: each has its shown `text`)."""
         return "".join(p if isinstance(p, str) else value(p) for p in self.parts)
 
     @property
@@ -174,9 +225,43 @@ class Document:
     date: str | None
     footer: str | None
     sections: tuple[DocSection, ...]
+    # found by the document's transforms (deck.render.transforms): what references name, by
+    # label, and the references' list as Pandoc's citeproc writes it (HTML; its entries' text
+    # stand in a `::: {#refs}` group)
+    targets: dict[str, Target] = field(default_factory=dict)
+    bibliography: str = ""
 
     def slides(self) -> list[DocSlide]:
         return [slide for section in self.sections for slide in section.slides]
+
+
+# ---- where the HTML deck marks what the document's transforms resolve -------------------------
+# A section's HTML is rendered (and cached) on its own; what crosses sections is marked with a
+# token made of the engine's invisible separator (which no input holds) and written once the
+# deck is assembled, from the transformed document (`deck.render.crossref.fill`): R a reference
+# (mode a: a link, t: text; its form and label), C a citation (mode; as written, hex), L where
+# a numbered caption's label goes, E an equation's number, B the references' list (the empty
+# `::: {#refs}` block's own markup, hex, for a deck without one).
+
+
+def ref_token(ref: Ref, link: bool) -> str:
+    return f"\u2063R{'a' if link else 't'}{ref.form}@{ref.label}\u2063"
+
+
+def cite_token(cite: Cite, markup: bool) -> str:
+    return f"\u2063C{'a' if markup else 't'}{cite.written.encode().hex()}\u2063"
+
+
+def label_token(label: str) -> str:
+    return f"\u2063L{label}\u2063"
+
+
+def equation_token(label: str) -> str:
+    return f"\u2063E{label}\u2063"
+
+
+def references_token(markup: str) -> str:
+    return f"\u2063B{markup.encode().hex()}\u2063"
 
 
 def walk(nodes: tuple[Node, ...]):

@@ -14,11 +14,11 @@ from deck.blocks import handler
 from deck.model.document import (
     Document,
     Group,
+    Inline,
     Listing,
     Node,
     ShownCell,
     Text,
-    Value,
     walk,
 )
 from deck.render.htmltext import plain
@@ -107,7 +107,7 @@ def escape_value(text: str) -> str:
     return MARKDOWN_SPECIALS.sub(r"\\\1", text).replace("\n", " ")
 
 
-def _value(value: Value) -> str:
+def _value(value: Inline) -> str:
     return escape_value(value.text)
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from deck.blocks.styles import layout_style
 from deck.errors import Diagnostic
 from deck.model import Cell, Figure, FigureRecord, Loc, OutputRecord
-from deck.model.document import ShownCell
+from deck.model.document import ShownCell, label_token
 from deck.render.htmltext import highlight_code, plain
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def render_cell(r: RenderContext, cell: ShownCell) -> str:
     if label.startswith("tbl-") and shown:  # a table `@tbl-…` points to, with its caption
         caption = cell.table_caption
         cap = r.text(caption, inline=True) if caption is not None else ""
-        cap = f'<div class="table-caption">{cap}</div>' if cap else ""
+        cap = f'<div class="table-caption">{label_token(label)}{cap}</div>' if cap else ""
         shown = f'<div id="{html.escape(label)}" class="cell-table">{cap}{shown}</div>'
     grid = layout_style(cell.layout)
     if grid and shown:  # `#| layout-ncol: 2`: the cell's figures and outputs side by side
@@ -120,11 +120,13 @@ def figure_html(r: RenderContext, cell: ShownCell, figure: Figure) -> str:
         f'style="aspect-ratio:{width}/{height}"'
         + (f' data-text-pt="{figure.text_pt:g}">' if figure.text_pt else ">")
     )
-    cap = f"<figcaption>{caption_html}</figcaption>" if caption_html else ""
     align = cell.align
     klass = f' class="fig-align-{align}"' if align != "default" else ""
     label = cell.label or ""
+    numbered = ""
     if label.startswith("fig-") and label not in r.figure_ids:  # `@fig-…` points here
         r.figure_ids.add(label)
         klass += f' id="{html.escape(label)}"'
+        numbered = label_token(label)  # (its caption opens with its number: crossref)
+    cap = f"<figcaption>{numbered}{caption_html}</figcaption>" if caption_html else ""
     return f"<figure{klass}>{img}{cap}</figure>"

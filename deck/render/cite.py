@@ -3,10 +3,13 @@ Pandoc's citeproc (the `pypandoc-binary` wheel's pandoc, the same processor Quar
 the `bibliography` (BibTeX, CSL-JSON or YAML) in the `csl` style, with the references where a
 `::: {#refs}` block stands, else at the end of the last slide, as Quarto places them.
 
-It runs on the whole deck's HTML after cross-references (`@fig-…` are theirs). One pandoc run
-formats every citation of the deck; its result is cached by what went in. A bibliography or
-style it cannot read is an error at that file's line; pandoc missing, not runnable, or not done
-within `TIMEOUT` seconds is an error at the line of `bibliography`: the deck is not published.
+Citations are read as the document is resolved (`deck.render.crossref.split`: outside code, math
+and tags; `@fig-…` are cross-references), and formatted by one of the document's transforms
+(`citations_transform`): one pandoc run formats every citation of the deck; its result is cached
+by what went in. The HTML deck writes them from the document (`deck.render.crossref.fill`).
+A bibliography or style it cannot read is an error at that file's line; pandoc missing, not
+runnable, or not done within `TIMEOUT` seconds is an error at the line of `bibliography`: the
+deck is not published.
 """
 
 from __future__ import annotations
@@ -23,16 +26,15 @@ from typing import Any
 
 from deck.errors import DeckError, Diagnostic, Loc
 from deck.model import CitationConfig
-from deck.render.crossref import _skipped
-from deck.render.store import RenderedSlide
+from deck.model.document import Cite, Document, Group, Text
+from deck.render.crossref import map_nodes, texts
 from deck.source.folder import display_path
 from deck.store.files import write_atomic
 
 KEY = r"[\w][\w:.#$%&+?<>~/-]*\w|\w"
-BRACKETED = re.compile(r"\[(?:[^\[\]@]*?-?@(?:" + KEY + r")[^\[\]]*?)\]")
+BRACKETED = re.compile(r"\[(?:[^\[\]@]*?-?@(?:" + KEY + r")[^\[\]]*?)\](?![(\[])")  # (not a link)
 BARE = re.compile(r"(?<![\w@.\\])@(" + KEY + r")(?:\s*\[([^\]]*)\])?")
 CROSSREF = ("fig-", "tbl-", "eq-", "sec-")
-REFS = re.compile(r'<div id="refs"[^>]*>\s*</div>')
 ENTRY = re.compile(r'<div class="csl-entry"[^>]*>')  # (where each reference opens)
 PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
 # How pandoc says it cannot read a bibliography or the style (it exits non-zero)
@@ -66,55 +68,85 @@ def pandoc() -> str:
         ) from None
 
 
-def cite(
-    slides: list[RenderedSlide],
-    config: CitationConfig,
-    folder: Path,
-    lang: str,
-    cache: Path | None,
-    record: dict[str, Any] | None = None,
-) -> tuple[list[RenderedSlide], list[Diagnostic]]:
-    """The slides with their citations formatted and the references placed. `record` gets
-    each citation as written → its text (`citations`) and the references' entries as text
-    (`bibliography`), for the outputs made from the document."""
+def citations_transform(
+    document: Document, config: CitationConfig, folder: Path, cache: Path | None
+) -> tuple[Document, list[Diagnostic]]:
+    """The document with every citation formatted (`Cite.text`, `Cite.html`), in one pandoc run
+    for the deck, and the references' list (`Document.bibliography`, and its entries as text
+    where a `::: {#refs}` group stands, else after the last slide's blocks); a warning at the
+    line of a citation whose key the bibliography lacks."""
     if not config.bibliography:
-        return slides, []
-    found: list[tuple[int, str]] = []  # (slide index, citation as written)
-    for k, slide in enumerate(slides):
-        for start, end in _skipped(slide.body):
-            found += [(k, c) for c in citations(slide.body[start:end])]
-    formatted, references, problems = run([c for _, c in found], config, folder, lang, cache)
-    loc = config.loc or (slides[0].loc if slides else Loc("?", 1))
+        return document, []
+    found = [p for t in texts(document) for p in t.parts if isinstance(p, Cite)]
+    written = [c.written for c in found]
+    formatted, references, problems = run(written, config, folder, document.lang, cache)
+    first = document.slides()[0].loc if document.slides() else Loc("?", 1)
+    loc = config.loc or first
     warnings = []
-    for problem in problems:  # a key not found: at the slide citing it
+    for problem in problems:  # a key not found: at the line citing it
         missing = re.search(r"citation (\S+) not found", problem)
-        at = next((slides[k].loc for k, c in found if missing and f"@{missing.group(1)}" in c), loc)
+        at = next((c.loc for c in found if missing and f"@{missing.group(1)}" in c.written), loc)
         warnings.append(Diagnostic(at, "citation", problem, "warning"))
-    shown = dict(zip([c for _, c in found], formatted, strict=False))
-    if record is not None:
-        record["citations"] = {w: html_text(f) for w, f in shown.items() if f}
-        entries = [html_text(e) for e in ENTRY.split(references)[1:]]
-        record["bibliography"] = entries or ([html_text(references)] if references else [])
-    out = []
-    for slide in slides:
-        body = slide.body
-        pieces, pos = [], 0
-        for start, end in _skipped(body):
-            pieces.append(body[pos:start])
-            pieces.append(_replace(body[start:end], shown))
-            pos = end
-        pieces.append(body[pos:])
-        out.append(replace(slide, body="".join(pieces)))
-    block = f'<div id="refs" class="references csl-bib-body">{references}</div>'
-    placed = False
-    for k, slide in enumerate(out):
-        if REFS.search(slide.body):
-            out[k] = replace(slide, body=REFS.sub(lambda m: block, slide.body, count=1))
-            placed = True
-            break
-    if not placed and out and references:
-        out[-1] = replace(out[-1], body=out[-1].body + block)
-    return out, warnings
+    shown = {w: f for w, f in zip(written, formatted, strict=False) if f}  # (a later one wins)
+
+    def change(node: Any) -> Any:
+        if isinstance(node, Cite) and node.written in shown:
+            return replace(node, text=html_text(shown[node.written]), html=shown[node.written])
+        return node
+
+    out: Document = map_nodes(document, change) if shown else document
+    entries = [html_text(e) for e in ENTRY.split(references)[1:]]
+    entries = entries or ([html_text(references)] if references else [])
+    if entries:
+        out = _with_bibliography(out, entries)
+    return replace(out, bibliography=references), warnings
+
+
+CODE_SPAN = re.compile(r"(`+).*?\1", re.S)
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+
+
+def _escaped(text: str) -> str:
+    return MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def _with_bibliography(document: Document, entries: list[str]) -> Document:
+    """The references' entries as text where a `::: {#refs}` group stands, else after the last
+    slide's blocks (as the slides place them), for the outputs made from the document."""
+    slides = [
+        (k, j, s) for k, sec in enumerate(document.sections) for j, s in enumerate(sec.slides)
+    ]
+    if not slides:
+        return document
+
+    def listed(loc: Loc) -> tuple[Text, ...]:
+        return tuple(Text((_escaped(e),), loc) for e in entries)
+
+    def placed(node: Any) -> Any:
+        if isinstance(node, Group) and node.attrs.get("id") == "refs" and not node.blocks:
+            return replace(node, blocks=listed(node.loc))
+        if isinstance(node, Group):
+            return replace(node, blocks=tuple(placed(b) for b in node.blocks))
+        return node
+
+    sections = list(document.sections)
+    found = False
+    for k, section in enumerate(sections):
+        new = []
+        for slide in section.slides:
+            blocks = tuple(placed(b) for b in slide.blocks)
+            found = found or blocks != slide.blocks
+            new.append(replace(slide, blocks=blocks))
+        sections[k] = replace(section, slides=tuple(new))
+    if not found:
+        k, j, last = slides[-1]
+        refs = Group("div", (), {"id": "refs"}, listed(last.loc), last.loc)
+        section = sections[k]
+        slide = replace(section.slides[j], blocks=(*section.slides[j].blocks, refs))
+        sections[k] = replace(
+            section, slides=(*section.slides[:j], slide, *section.slides[j + 1 :])
+        )
+    return replace(document, sections=tuple(sections))
 
 
 def html_text(fragment: str) -> str:
@@ -123,27 +155,20 @@ def html_text(fragment: str) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]*>", "", fragment)).split())
 
 
-def citations(text: str) -> list[str]:
-    """The citations written in a piece of text, in order, as written."""
+def citations(text: str) -> list[tuple[int, int, str]]:
+    """The citations written in a piece of text, in order: (start, end, as written)."""
     out = []
     taken: list[tuple[int, int]] = []
     for m in BRACKETED.finditer(text):
         keys = re.findall(r"-?@(" + KEY + ")", m.group(0))
         if keys and not all(k.startswith(CROSSREF) for k in keys):
-            out.append((m.start(), m.group(0)))
+            out.append((m.start(), m.end(), m.group(0)))
             taken.append((m.start(), m.end()))
     for m in BARE.finditer(text):
         if any(a <= m.start() < b for a, b in taken) or m.group(1).startswith(CROSSREF):
             continue
-        out.append((m.start(), m.group(0)))
-    return [c for _, c in sorted(out)]
-
-
-def _replace(text: str, shown: dict[str, str]) -> str:
-    for written in sorted(shown, key=len, reverse=True):
-        if written in text and shown[written]:
-            text = text.replace(written, shown[written])
-    return text
+        out.append((m.start(), m.end(), m.group(0)))
+    return sorted(out)
 
 
 def run(

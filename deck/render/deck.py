@@ -143,15 +143,17 @@ def render_lesson(
     pending: list[tuple[Section, SectionRenderer, list[RenderedSlide], str]] = []
     md = None
     macros = lesson_macros(lesson)  # `\newcommand`s hold in every formula of the deck
+    cites = bool(lesson.config.citations.bibliography)  # (`@key` is a citation: crossref.split)
     for section in lesson.sections:
         result = results[section.name]
-        key = store.key(section, result, macros_digest(macros)) if store else ""
+        digest = macros_digest(macros) + (" cites" if cites else "")
+        key = store.key(section, result, digest) if store else ""
         cached = store.load(section, key) if store else None
         if cached is not None:
             parts[section.name] = cached
             continue
         md = md or new_markdown()
-        renderer = SectionRenderer(section, result, md, env, widget_kinds)
+        renderer = SectionRenderer(section, result, md, env, widget_kinds, cites=cites)
         pending.append((section, renderer, renderer.slides(), key))
     deck = deck_settings(lesson, lambda: md or new_markdown(), cache)
     diagnostics.extend(deck.errors)
@@ -193,8 +195,11 @@ def render_lesson(
     if not any(planned(s) for s in slides):  # no minutes anywhere: a note without is no slip
         warnings = [w for w in warnings if w.code != "minutes"]
     warnings.extend(quiz_positions(lesson, records))
-    passes = DeckPass(lesson, deck, cache)
-    slides, found = apply_transforms(slides, passes)  # (deck-wide passes)
+    resolved = {section.name: renderer.resolved for section, renderer, *_ in pending}
+    doc = document(lesson, results, parts, resolved, cites)
+    doc, found = apply_to_document(doc, DeckPass(lesson, deck, cache))  # (deck-wide)
+    warnings.extend(found)
+    slides, found = apply_transforms(slides, DeckPass(lesson, deck, cache, doc))
     warnings.extend(found)
     template = env.get_template("deck.html.j2")
     for script in sorted({f.name for f in figures if PLOTLY_JS_FILE.fullmatch(f.name)}):
@@ -230,7 +235,6 @@ def render_lesson(
         "build_host": build_host_of(lesson, results),
     }
     rendered = tuple(section.name for section, *_ in pending)
-    resolved = {section.name: renderer.resolved for section, renderer, *_ in pending}
     return RenderedDeck(
         page,
         tuple(slides),
@@ -240,7 +244,7 @@ def render_lesson(
         tuple(sorted(media.items())),
         tuple(warnings + deck.warnings),
         views,
-        apply_to_document(document(lesson, results, parts, resolved), passes),
+        doc,
     )
 
 

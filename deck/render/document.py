@@ -9,7 +9,6 @@ document of a build whose sections come from the render cache reads as theirs di
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -44,9 +43,9 @@ from deck.model.document import (
     Value,
 )
 from deck.render.cells import option_line
+from deck.render.crossref import split
 from deck.render.store import SectionRender
 
-PLACEHOLDER = re.compile("\u2063V(\\d+)\u2063")
 # A cell's options default to the file's `execute:` settings, else to these: a lesson shows
 # no code and no warnings unless asked, and neither does a `.qmd`, as Quarto's revealjs format
 # (its defaults: `echo: false`, `warning: false`; an html document's are true).
@@ -68,6 +67,7 @@ class Resolver:
     warnings: list[Diagnostic] = field(default_factory=list)
     made: list[QuizOrder] = field(default_factory=list)  # the orders found now
     parsed: Bindings | None = None  # the section's bindings, if the renderer has them
+    cites: bool = False  # the deck has a bibliography: `@key` and `[@key]` are citations
 
     def __post_init__(self) -> None:
         cells = self.section.cells()
@@ -78,17 +78,14 @@ class Resolver:
         self.defaults = {**defaults, **self.section.settings.execute}
 
     def text(self, source: str, loc: Loc) -> Text:
-        parts: list[str | Value] = []
-        at = 0
-        for m in PLACEHOLDER.finditer(source):
-            if m.start() > at:
-                parts.append(source[at : m.start()])
-            inline = self.section.inlines[int(m.group(1))]
-            parts.append(Value(inline.expr, self.result.inline.get(inline.expr, ""), inline.loc))
-            at = m.end()
-        if at < len(source):
-            parts.append(source[at:])
-        return Text(tuple(parts), loc)
+        """Markdown as written (each value a placeholder of the section's inline expressions)
+        as a text: its values, cross-references and citations typed parts."""
+        return Text(split(source, loc, self.value, self.cites), loc)
+
+    def value(self, index: int) -> Value:
+        """The section's inline expression `index` with its value."""
+        inline = self.section.inlines[index]
+        return Value(inline.expr, self.result.inline.get(inline.expr, ""), inline.loc)
 
     @property
     def bindings(self) -> Bindings:
@@ -182,6 +179,7 @@ def document(
     results: dict[str, SectionResult],
     parts: dict[str, SectionRender],
     resolved: dict[str, tuple[DocSlide, ...]] | None = None,
+    cites: bool = False,
 ) -> Document:
     """The lesson resolved for presentation, slides numbered through the deck as rendered.
     `resolved`: the sections this build rendered, resolved already (the others are resolved
@@ -197,7 +195,8 @@ def document(
         first += len(part.slides)
         found = (resolved or {}).get(section.name)
         if found is None:
-            found = Resolver(section, result, {q.loc: q for q in part.quiz_orders}).slides()
+            orders = {q.loc: q for q in part.quiz_orders}
+            found = Resolver(section, result, orders, cites=cites).slides()
         slides = tuple(replace(s, number=numbers.get(s.loc, 0)) for s in found)
         seed, setup = section.settings.seed, section.settings.setup
         sections.append(DocSection(section.name, section.rel, seed, slides, setup))

@@ -27,6 +27,7 @@ from markdown.inlinepatterns import InlineProcessor
 from markdown.treeprocessors import Treeprocessor
 
 from deck.blocks.styles import NUMBER, position_style, style_join
+from deck.model.document import label_token
 from deck.render.gridtables import GridTables
 from deck.source.attributes import parse_attrs
 
@@ -157,7 +158,9 @@ def _figure(img: ET.Element, md: Markdown) -> ET.Element:
     if align and align != "default":
         figure.set("class", f"fig-align-{align}")
     figure.append(img)
-    ET.SubElement(figure, "figcaption").text = caption
+    ident = img.get("id", "")
+    numbered = label_token(ident) if ident.startswith(("fig-", "tbl-")) else ""  # (crossref)
+    ET.SubElement(figure, "figcaption").text = numbered + caption
     md.treeprocessors["inline"].run(figure)
     if TAG.search(caption):
         img.set("alt", TAG.sub("", caption))

@@ -37,16 +37,22 @@ from deck.model import (
 )
 from deck.model.document import (
     Aside,
+    Cite,
     DocSlide,
     Group,
+    Inline,
     Listing,
     Node,
+    Ref,
     ShownCell,
     ShownQuiz,
     Text,
     Value,
+    cite_token,
+    ref_token,
 )
 from deck.render.cells import render_cell
+from deck.render.crossref import equation_labels, labelled_equation, split, written
 from deck.render.document import Resolver
 from deck.render.footnotes import footnote_definitions, numbered_footnotes, slide_foot
 from deck.render.frame import is_local
@@ -91,7 +97,9 @@ class SectionRenderer:
     incremental: bool = False
     slide_state: SlideState = field(default_factory=SlideState)
     sources: list[Producer] = field(default_factory=list)  # of the current slide's values
-    values: list[Value] = field(default_factory=list)  # the values met: placeholder k → value
+    values: list[Inline] = field(default_factory=list)  # those met: placeholder k → value
+    cites: bool = False  # the deck has a bibliography: `@key` and `[@key]` are citations
+    equations: dict[int, str] = field(default_factory=dict)  # formula index → its `eq-` label
 
     def __post_init__(self) -> None:
         self.bindings = Bindings(self.section)
@@ -105,6 +113,7 @@ class SectionRenderer:
             diagnostics=self.diagnostics,
             warnings=self.warnings,
             parsed=self.bindings,
+            cites=self.cites,
         )
         self.resolved: tuple[DocSlide, ...] = ()
         self.definitions: dict[str, tuple[str, Loc]] = {}
@@ -123,7 +132,10 @@ class SectionRenderer:
         return "".join(out)
 
     def value(self, index: int) -> str:
-        return self.values[index].text
+        """A value's text; a reference or citation as written (where only text may stand: in a
+        formula, alt text, an attribute, a link)."""
+        part = self.values[index]
+        return part.text if isinstance(part, Value) else part.written
 
     def fill_values(self, tex: str) -> str:
         """Inline values inside a formula are substituted before KaTeX sees it."""
@@ -133,7 +145,10 @@ class SectionRenderer:
         return self.markup(self.source(text), text.loc, inline, wrap)
 
     def markdown(self, source: str, loc: Loc, inline: bool = False) -> str:
-        return self.markup(source, loc, inline)
+        """Markdown as a cell printed it: its references and citations read as in prose."""
+        if "@" not in source:
+            return self.markup(source, loc, inline)
+        return self.text(Text(split(source, loc, self.resolver.value, self.cites), loc), inline)
 
     def quoted(self, text: Text) -> str:
         """A text as its slide quotes it (formulas as `$TeX$`), recording nothing: how a
@@ -152,6 +167,8 @@ class SectionRenderer:
             for k, n in zip(kept, lengths, strict=True):
                 del k[n:]
             del self.slide_state.footnotes[footnotes:]
+            for index in [i for i in self.equations if i >= lengths[0]]:
+                del self.equations[index]
 
     def markup(self, source: str, loc: Loc, inline: bool = False, wrap: bool = True) -> str:
         """Markdown with math and inline values → HTML with formula placeholders.
@@ -163,6 +180,9 @@ class SectionRenderer:
         """
         first = len(self.formulas)
         marked, found = extract(source, first)
+        if "{#eq-" in marked:  # `$$…$$ {#eq-x}`: the formula's id and number (crossref)
+            marked, labels = equation_labels(marked)
+            self.equations.update((k, v) for k, v in labels.items() if found[k - first][1])
         marked = ESCAPED_AT.sub("&#64;", marked)  # `\@me`: Pandoc's escape, not a citation
         marked, _ = take_definitions(marked)
         marked = bracketed_spans(mark_footnotes(marked, lambda *f: self.footnote(loc, *f)))
@@ -189,11 +209,21 @@ class SectionRenderer:
         return substitute_values(out, self.value, self.value_markup if wrap else self.value_text)
 
     def value_text(self, index: int) -> str:
-        """A value as text, where no control may stand (speaker notes, quiz choices)."""
-        return html.escape(self.value(index))
+        """A value as text, where no control may stand (speaker notes, quiz choices); a
+        reference or citation as the deck resolves it (`deck.render.crossref.fill`)."""
+        part = self.values[index]
+        if isinstance(part, Ref):
+            return ref_token(part, link=False)
+        if isinstance(part, Cite):
+            return cite_token(part, markup=False)
+        return html.escape(part.text)
 
     def value_markup(self, index: int) -> str:
         value = self.values[index]
+        if isinstance(value, Ref):
+            return ref_token(value, link=True)
+        if isinstance(value, Cite):
+            return cite_token(value, markup=True)
         producers = shown_producers(self.bindings.producers([value.expr]))
         self.sources.extend(producers)
         return value_span(value.expr, str(value.loc), value.text, producers)
@@ -214,12 +244,13 @@ class SectionRenderer:
         return is_local(src) or root and from_root(self.files.folder, src) != src
 
     def plain(self, markup: str) -> str:
-        """Text of rendered HTML as a reader would quote it, formulas as `$TeX$`."""
+        """Text of rendered HTML as a reader would quote it, formulas as `$TeX$`, references
+        and citations as written."""
 
         def tex(m: re.Match[str]) -> str:
             return html.escape(f"${self.formulas[int(m.group(1))].tex}$")
 
-        return plain(MATH_TOKEN.sub(tex, markup))
+        return plain(written(MATH_TOKEN.sub(tex, markup)))
 
     def fill(self, text: Text | None) -> str:
         """A text (alt text) as plain text, its values recorded and in place."""
@@ -233,6 +264,8 @@ class SectionRenderer:
 
     def record_value(self, index: int) -> None:
         value = self.values[index]
+        if not isinstance(value, Value):
+            return  # (a reference, a citation)
         self.records.values.append(
             ValueRecord(value.expr, value.text, str(value.loc), self.number, self.section.name)
         )
@@ -360,13 +393,15 @@ class SectionRenderer:
         """Replace the formula placeholders by KaTeX's HTML; a formula KaTeX rejects is an
         error at its line."""
         rendered = []
-        for formula in self.formulas:
+        for k, formula in enumerate(self.formulas):
             assert katex is not None, "formulas need KaTeX"
             markup = katex.html(formula.tex, formula.display)
             if markup is None:
                 problem = katex.error(formula.tex, formula.display) or "not rendered"
                 self.diagnostics.append(Diagnostic(formula.loc, "math", f"KaTeX: {problem}"))
                 markup = html.escape(formula.tex)
+            elif k in self.equations:
+                markup = labelled_equation(markup, self.equations[k])
             rendered.append(markup)
 
         def sub(text: str) -> str:

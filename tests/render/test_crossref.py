@@ -82,7 +82,7 @@ def test_references_are_numbered_in_deck_order_and_link_their_slide(tmp_path: Pa
             assert f'id="{label}"' in slide  # the link goes to the slide that shows it
     assert "Unknown @fig-nope." in intro and "a@b.com" in intro
     assert "<code>@fig-line</code>" in intro
-    assert "talk.qmd:6: warning [crossref]" in stderr and "@fig-nope" in stderr
+    assert "talk.qmd:9: warning [crossref]" in stderr and "@fig-nope" in stderr  # (its line)
 
 
 def test_captions_carry_their_labels_and_equations_their_number(tmp_path: Path):

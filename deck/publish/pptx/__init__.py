@@ -149,7 +149,10 @@ class Pptx:
 
         for _ in range(2):  # (again once the formulas not typeset yet are)
             formulas.missing.clear()
-            plans = SlidesWriter(doc, Prose(formulas, found), doc.lang).plans()
+            prose = Prose(formulas, found)
+            numbered = {k: t for k, t in doc.targets.items() if t.kind in ("fig", "tbl")}
+            prose.labels = {k: f"{t.name}: " for k, t in numbered.items()}
+            plans = SlidesWriter(doc, prose, doc.lang).plans()
             shown = {
                 (p.source, True)
                 for s in plans

@@ -29,6 +29,7 @@ class Prose:
         self.media = media
         # (kind, content, prepared) → the number the slide shows; set by the writer per slide
         self.footnote: Callable[[str, str, Prepared], int] = lambda kind, content, p: 0
+        self.labels: dict[str, str] = {}  # (set by the writer from the document's targets)
 
     def parse(self, marked: str) -> tuple[Element, list[str]]:
         """The Markdown's element tree (as Python-Markdown's `convert` makes it before it

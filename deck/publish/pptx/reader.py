@@ -34,6 +34,7 @@ from deck.publish.pptx.shapes import (
 from deck.render.pandoc import SPAN, mark_footnotes, take_definitions
 
 TOKEN = re.compile("\u2063([VMN])(\\d+)\u2063|\x02wzxhzdk:(\\d+)\x03")
+LABEL = re.compile("\u2063L([^\u2063]*)\u2063")  # where a numbered caption's label goes
 CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 CJK_LINE_BREAK = re.compile(f"(?<=[{CJK}])\n(?=[{CJK}])")  # (as render joins them)
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
@@ -92,6 +93,7 @@ class Context(Protocol):
 
     media: Callable[[str], Path | None]  # a picture's src as written → its file
     footnote: Callable[[str, str, Prepared], int]  # → the number the slide shows
+    labels: dict[str, str]  # a numbered figure's label → its caption's start ("Figure 2: ")
 
     def math(self, tex: str, style: Run, display: bool = False) -> list[Run]: ...
 
@@ -153,7 +155,11 @@ class Reader:
             self.add(self.table(el))
         elif tag == "figure":
             for part in el:
-                if part.tag == "figcaption":
+                if part.tag == "figcaption":  # (opening with its label's place: crossref)
+                    label = LABEL.match(part.text or "")
+                    if label:
+                        shown = self.prose.labels.get(label.group(1), "")
+                        part.text = shown + (part.text or "")[label.end() :]
                     self.para(self.inline(part, Run("")), "caption")
                 else:
                     self.element(part, style)
