@@ -8,8 +8,10 @@ read this document; none re-derives it from the parsed lesson or parses the deck
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import dataclasses
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from deck.errors import Loc
 from deck.model.results import Figure, Output
@@ -262,6 +264,32 @@ def equation_token(label: str) -> str:
 
 def references_token(markup: str) -> str:
     return f"\u2063B{markup.encode().hex()}\u2063"
+
+
+def map_nodes(node: Any, change: Callable[[Any], Any]) -> Any:
+    """`node` (a document, a slide, a block, a text…) with every node inside it, then itself,
+    passed through `change` (inner ones first)."""
+    if isinstance(node, tuple):
+        return tuple(map_nodes(n, change) for n in node)
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        values = {f.name: getattr(node, f.name) for f in dataclasses.fields(node)}
+        changed = {k: map_nodes(v, change) for k, v in values.items()}
+        if any(changed[k] is not values[k] for k in values):
+            node = replace(node, **changed)
+        return change(node)
+    return node
+
+
+def texts(node: Any) -> Iterator[Text]:
+    """Every text inside `node` (a document, a slide, a block…), in order."""
+    if isinstance(node, Text):
+        yield node
+    elif isinstance(node, tuple):
+        for n in node:
+            yield from texts(n)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for f in dataclasses.fields(node):
+            yield from texts(getattr(node, f.name))
 
 
 def walk(nodes: tuple[Node, ...]):

@@ -72,10 +72,8 @@ def record_entry(lesson: Lesson, deck: RenderedDeck, options: Options) -> None:
     assert deck.document is not None  # (render resolves it for every build)
     planned, optional = planned_seconds(deck.document)
     folder = lesson.path.resolve()
-    first = deck.slides[0] if deck.slides else None  # the title slide, as it shows the title:
-    block = {"title-slide", "quarto-title-block"}
-    own = first.title if first is not None and block <= set(first.classes) else None
-    shown = own or rendered_title(lesson.title, options.cache, lesson)
+    # the title as its title slide shows it: the document's, rendered as the deck renders it
+    shown = rendered_title(deck.document.title, options.cache, lesson)
     entry = {
         "name": lesson.name,
         # a lesson folder of the content folder (listed while it is there), else a .qmd

@@ -26,8 +26,7 @@ from typing import Any
 
 from deck.errors import DeckError, Diagnostic, Loc
 from deck.model import CitationConfig
-from deck.model.document import Cite, Document, Group, Text
-from deck.render.crossref import map_nodes, texts
+from deck.model.document import Cite, Document, Group, Text, map_nodes, texts
 from deck.source.folder import display_path
 from deck.store.files import write_atomic
 

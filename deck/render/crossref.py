@@ -15,7 +15,6 @@ the slide showing it), `[-@fig-x]` the number alone, and each caption starts wit
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import re
 from collections.abc import Callable, Iterator
@@ -36,8 +35,11 @@ from deck.model.document import (
     Target,
     Text,
     equation_token,
+    map_nodes,
+    texts,
     walk,
 )
+from deck.render.cite import citations  # (Pandoc's citation syntax)
 from deck.strings import strings
 
 KINDS = ("fig", "tbl", "eq", "sec")
@@ -99,8 +101,6 @@ def split(
 
 
 def _references(source: str, loc: Loc, cites: bool) -> Iterator[tuple[int, int, Inline]]:
-    from deck.render.cite import citations  # (its patterns: Pandoc's citation syntax)
-
     skipped = [(m.start(), m.end()) for m in SKIP.finditer(source)]
 
     def free(start: int) -> bool:
@@ -204,20 +204,6 @@ def targets(document: Document) -> dict[str, Target]:
 # ---- the document's transform ---------------------------------------------------------------
 
 
-def map_nodes(node: Any, change: Callable[[Any], Any]) -> Any:
-    """`node` (a document, a slide, a block, a text…) with every node inside it, then itself,
-    passed through `change` (inner ones first)."""
-    if isinstance(node, tuple):
-        return tuple(map_nodes(n, change) for n in node)
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        values = {f.name: getattr(node, f.name) for f in dataclasses.fields(node)}
-        changed = {k: map_nodes(v, change) for k, v in values.items()}
-        if any(changed[k] is not values[k] for k in values):
-            node = replace(node, **changed)
-        return change(node)
-    return node
-
-
 def cross_references(document: Document) -> tuple[Document, list[Diagnostic]]:
     """The document with its targets numbered (`Document.targets`), every reference resolved
     (a warning at the line of one naming nothing), and each numbered cell's caption opening with
@@ -249,18 +235,6 @@ def cross_references(document: Document) -> tuple[Document, list[Diagnostic]]:
         return document, []
     out: Document = map_nodes(document, change)
     return replace(out, targets=found), warnings
-
-
-def texts(node: Any) -> Iterator[Text]:
-    """Every text inside `node` (a document, a slide, a block…), in order."""
-    if isinstance(node, Text):
-        yield node
-    elif isinstance(node, tuple):
-        for n in node:
-            yield from texts(n)
-    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for f in dataclasses.fields(node):
-            yield from texts(getattr(node, f.name))
 
 
 def _has(document: Document, kind: type) -> bool:

@@ -42,6 +42,7 @@ from deck.render.section import SectionRenderer
 from deck.render.store import RenderedSlide, RenderStore, SectionRender
 from deck.render.transforms import DeckPass, apply_to_document
 from deck.render.transforms import apply as apply_transforms
+from deck.render.typeset import typeset
 from deck.theme import NOTE_MINUTES, TEMPLATES
 
 PLOTLY_JS_FILE = re.compile(r"plotly-[\w.+-]+\.min\.js")  # (deck.execute.display writes it)
@@ -165,7 +166,7 @@ def render_lesson(
         katex.prepare(formulas)
         deck.typeset(katex)
     for section, renderer, drafts, key in pending:
-        part = renderer.typeset(drafts, katex)
+        part = typeset(renderer, drafts, katex)
         diagnostics.extend(renderer.diagnostics)
         diagnostics.extend(missing_media(lesson, part))
         if not renderer.diagnostics:

@@ -52,12 +52,12 @@ from deck.model.document import (
     ref_token,
 )
 from deck.render.cells import render_cell
-from deck.render.crossref import equation_labels, labelled_equation, split, written
+from deck.render.crossref import equation_labels, split, written
 from deck.render.document import Resolver
 from deck.render.footnotes import footnote_definitions, numbered_footnotes, slide_foot
 from deck.render.frame import is_local
 from deck.render.htmltext import highlight_code, plain
-from deck.render.mathtex import Formula, KaTeX, join_cjk_lines
+from deck.render.mathtex import Formula, join_cjk_lines
 from deck.render.media import MarkdownImages, SectionFiles
 from deck.render.pandoc import (
     Media,
@@ -65,7 +65,7 @@ from deck.render.pandoc import (
     mark_footnotes,
     take_definitions,
 )
-from deck.render.store import MediaFile, RenderedSlide, SectionRender
+from deck.render.store import MediaFile, RenderedSlide
 from deck.source.contain import from_root
 from deck.strings import strings, table_language
 
@@ -388,40 +388,3 @@ class SectionRenderer:
 
     def number_footnotes(self, text: str) -> str:
         return numbered_footnotes(text, self.footnote_numbers)
-
-    def typeset(self, slides: list[RenderedSlide], katex: KaTeX | None) -> SectionRender:
-        """Replace the formula placeholders by KaTeX's HTML; a formula KaTeX rejects is an
-        error at its line."""
-        rendered = []
-        for k, formula in enumerate(self.formulas):
-            assert katex is not None, "formulas need KaTeX"
-            markup = katex.html(formula.tex, formula.display)
-            if markup is None:
-                problem = katex.error(formula.tex, formula.display) or "not rendered"
-                self.diagnostics.append(Diagnostic(formula.loc, "math", f"KaTeX: {problem}"))
-                markup = html.escape(formula.tex)
-            elif k in self.equations:
-                markup = labelled_equation(markup, self.equations[k])
-            rendered.append(markup)
-
-        def sub(text: str) -> str:
-            return MATH_TOKEN.sub(lambda m: rendered[int(m.group(1))], text)
-
-        done = tuple(
-            replace(
-                s,
-                title=sub(s.title) if s.title is not None else None,
-                body=sub(s.body),
-                notes=sub(s.notes),
-                handouts=tuple(map(sub, s.handouts)),
-            )
-            for s in slides
-        )
-        return SectionRender(
-            done,
-            self.records,
-            tuple(self.figure_files),
-            tuple(self.media),
-            tuple(self.warnings),
-            tuple(self.resolver.made),
-        )

@@ -62,12 +62,9 @@ class Prepared:
 def prepare(text: Text) -> Prepared:
     values: list[str] = []
     source = ""
-    for part in text.parts:
-        if isinstance(part, str):
-            source += part
-        else:
-            source += _token("V", len(values))
-            values.append(part.text)
+    for part in text.parts:  # (a reference, a citation: as a value, its shown text)
+        source += part if isinstance(part, str) else _token("V", len(values))
+        values += [] if isinstance(part, str) else [part.text]
     marked, found = extract(source)
 
     def filled(tex: str) -> str:
@@ -155,11 +152,8 @@ class Reader:
             self.add(self.table(el))
         elif tag == "figure":
             for part in el:
-                if part.tag == "figcaption":  # (opening with its label's place: crossref)
-                    label = LABEL.match(part.text or "")
-                    if label:
-                        shown = self.prose.labels.get(label.group(1), "")
-                        part.text = shown + (part.text or "")[label.end() :]
+                if part.tag == "figcaption":
+                    part.text = LABEL.sub(self.label, part.text or "", 1)  # (crossref)
                     self.para(self.inline(part, Run("")), "caption")
                 else:
                     self.element(part, style)
@@ -262,6 +256,9 @@ class Reader:
         src = el.get("src") or ""
         alt = self.plain(el.get("alt") or "")
         return Picture("figure", src, alt, self.prose.media(src))
+
+    def label(self, m: re.Match[str]) -> str:  # a caption's label, where its token stands
+        return self.prose.labels.get(m[1], "")
 
     def plain(self, text: str) -> str:
         """Text of an attribute: values as their text, formulas as `$TeX$`."""
