@@ -11,6 +11,10 @@ os.environ["DECK_LAYOUT_CHECK"] = "0"
 # The layout check's warm browser (deck/publish/layoutd.py) ends 5 s after its last request,
 # not minutes: no service a test started outlives the tests for long.
 os.environ["DECK_LAYOUTD_IDLE"] = "5"
+# A `build.py` a test starts runs in its own process (deck/buildd.py's warm service would hold
+# the engine as the first such build found it, and outlive the test); the service's own tests
+# (tests/test_buildd.py) turn it on for theirs.
+os.environ["DECK_BUILDD"] = "0"
 # Font subsets are kept in one folder for every build of the tests (deck.publish.fonts,
 # `$DECK_FONT_CACHE`; keyed by the font file's identity and the characters): a fresh build's
 # subsetting of the CJK faces took 2 of its 4 seconds. tests/publish/test_fonts.py, which

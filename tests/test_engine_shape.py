@@ -53,6 +53,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("publish",),
     ("pipeline", "preview", "docsite"),
     ("cli",),
+    ("buildd",),  # the warm build service: runs the CLI in a fork of itself
     ("reference",),  # the docs site's reference pages, read from every layer
 )
 
