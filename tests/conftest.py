@@ -3,6 +3,8 @@
 import os
 from pathlib import Path
 
+import pytest
+
 from fixtures import browser, context, mini  # noqa: F401
 
 # A build without PDFs checks its layout in Chromium (deck/publish/layoutcheck.py): the tests
@@ -22,3 +24,17 @@ os.environ["DECK_BUILDD"] = "0"
 os.environ.setdefault(
     "DECK_FONT_CACHE", str(Path(__file__).resolve().parents[1] / ".cache" / "test-fonts")
 )
+
+# torch sets TORCHINDUCTOR_CACHE_DIR for itself in a process that imports its compiler (the
+# lesson's tests do, in the tests' processes). A section reads it, so a build given it by the
+# tests would be cached for that value, and the next build without it (the author's, or the
+# next test's) would run those sections again: minutes of the main lesson each time.
+STARTED_WITH = set(os.environ)
+
+
+@pytest.fixture(autouse=True)
+def _no_variable_torch_set_for_itself():
+    yield
+    for name in [k for k in os.environ if k.startswith("TORCHINDUCTOR_")]:
+        if name not in STARTED_WITH:
+            del os.environ[name]

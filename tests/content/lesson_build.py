@@ -87,14 +87,9 @@ def build_lesson(tmp: Path) -> Built:
         args += ["--content", os.environ["DECK_TEST_CONTENT"]]
     if os.environ.get("DECK_TEST_CACHE"):
         args += ["--cache", os.environ["DECK_TEST_CACHE"]]
-    # torch sets TORCHINDUCTOR_CACHE_DIR for itself in the tests' process (tests that import
-    # it): a section reads it, so a build given it would be cached for that value, and the
-    # author's next build in a shell without it would run those sections again (minutes)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHINDUCTOR_")}
     proc = subprocess.run(
         [sys.executable, "build.py", "transformer", "--no-pdf", *args],
         cwd=ROOT,
-        env=env,
         capture_output=True,
         text=True,
         timeout=900,
