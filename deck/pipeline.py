@@ -152,7 +152,8 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
             hasher.tree_digest(options.cache / source.name),
             _theme_digest(hasher, options, source),
         ]
-        if not options.force and _unchanged(manifest, hasher, inputs, targets, source, options):
+        fresh = options.force or options.freeze  # (--freeze writes what the build computes)
+        if not fresh and _unchanged(manifest, hasher, inputs, targets, source, options):
             manifest.refresh(hasher)
             warnings = tuple(manifest.data.get("report", {}).get("warnings", []))
             from deck.publish.layoutrecord import late_warnings  # (light)
@@ -181,6 +182,10 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
             log(str(warning))
         rendered = time.perf_counter() - t1
         published = write(lesson, deck, options, progress, executed.results)
+        if options.freeze:  # (the deck is published: its results are good to commit)
+            from deck.store.frozen import freeze_lesson
+
+            log(f"  froze   {freeze_lesson(lesson, executed.results, Path.cwd())}")
         from deck.publish.course import record_entry
 
         record_entry(lesson, deck, options)  # what the course page lists of it
@@ -195,6 +200,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
             executed=executed.executed,
             reasons=executed.reasons,
             reused=executed.reused,
+            frozen=executed.frozen,
             printed=published.printed,
             warnings=warnings,
             published=True,

@@ -8,6 +8,7 @@ the writers), so it sees the new content."""
 from __future__ import annotations
 
 from deck.errors import DeckError, Diagnostic
+from deck.execute.thaw import FrozenSections
 from deck.model import Lesson, SectionResult
 from deck.options import Execution, Options
 from deck.progress import Progress, counted
@@ -29,15 +30,19 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
     reused: list[str] = []
     jobs = []
     why: dict[str, str] = {}
+    frozen = FrozenSections(lesson, options, store, log)
     for section in lesson.sections:
         key = cache_key(section, fingerprint)
         cached, reason = store.lookup(section, key)  # also learns how long it took last time
         if options.force:
             cached, reason = None, "--force"
+        if cached is None or options.frozen_only:
+            cached, reason = frozen.take(section, key, reason)
         if cached is not None:
             results[section.name] = cached
             reused.append(section.name)
-            log(f"  cached  {section.rel}  (ran in {cached.seconds:.1f} s when computed)")
+            if section.name not in frozen.taken:
+                log(f"  cached  {section.rel}  (ran in {cached.seconds:.1f} s when computed)")
             continue
         if reason.startswith(DAMAGED):
             detail = reason.removeprefix(DAMAGED).lstrip(": ")
@@ -55,8 +60,12 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
         log(f"  {status:6}  {job.section.rel}  ({shown})")
 
     executed: list[str] = []
-    problems: list[Diagnostic] = []
-    warnings: list[str] = []
+    problems: list[Diagnostic] = list(frozen.problems)  # --frozen-only: none may run
+    warnings: list[str] = list(frozen.warnings)
+    if problems:
+        raise DeckError(problems)
+    for note in frozen.notes():
+        log(note)
     for round_number in range(1 + WRITE_ROUNDS):
         outcomes = {}
         if jobs:
@@ -104,4 +113,4 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
                 )
     for warning in warnings:
         log(warning)
-    return Execution(results, ran, why, tuple(reused), tuple(warnings))
+    return Execution(results, ran, why, tuple(reused), tuple(warnings), tuple(frozen.taken))
