@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from deck.errors import DeckError
+from deck.execute.executor import executor_address
 from deck.model.outputs import DEFAULT_OUTPUTS, KNOWN_OUTPUTS, OUTPUTS
 from deck.options import Options, UsageError, read_outputs
 from deck.pipeline import build
@@ -106,6 +107,14 @@ def parser() -> argparse.ArgumentParser:
         help="sections executed in parallel (default: CPU count)",
     )
     p.add_argument(
+        "--executor",
+        default="local",
+        metavar="WHERE",
+        help="where sections run: `local` (default: --jobs worker processes here) or "
+        "dask://HOST:PORT, the workers of a running Dask scheduler (with no LESSON, every "
+        "lesson's sections are sent together); the deck is still published here",
+    )
+    p.add_argument(
         "--compare",
         type=Path,
         metavar="OLD",
@@ -188,6 +197,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--compare reports on one build: not with --serve")
     if args.freeze and args.serve:
         p.error("--freeze writes into the lesson's folder: not with --serve")
+    try:
+        executor = executor_address(args.executor)
+    except UsageError as exc:
+        p.error(str(exc))
+    if executor and args.serve:
+        p.error("--executor sends the sections of one build: not with --serve")
     if args.frozen_only and args.force:
         p.error("--frozen-only runs no cell, --force runs every cell: choose one")
     outputs = None
@@ -242,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         compare_atol=args.compare_atol or 0.0,
         freeze=args.freeze,
         frozen_only=args.frozen_only,
+        executor=executor,
     )
     if args.serve:
         from deck.preview.serve import ServeError, parse_port, serve

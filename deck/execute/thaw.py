@@ -18,8 +18,16 @@ from deck.store.sections import Store
 class FrozenSections:
     """The frozen results of one lesson, as the plan asks for them section by section."""
 
-    def __init__(self, lesson: Lesson, options: Options, store: Store, log: Callable[[str], Any]):
+    def __init__(
+        self,
+        lesson: Lesson,
+        options: Options,
+        store: Store,
+        log: Callable[[str], Any],
+        dry: bool = False,
+    ):
         self.frozen = None if options.force else Frozen(lesson)
+        self.dry = dry  # only to know which sections would run: nothing taken, nothing said
         self.only = options.frozen_only
         self.store = store
         self.log = log
@@ -42,6 +50,8 @@ class FrozenSections:
             if found.why == NONE or reason not in ("new", "cache format changed"):
                 return None, reason
             return None, f"frozen result: {found.why}"
+        if self.dry:
+            return SectionResult("", (), {}, 0.0), ""
         result = self.frozen.seed(section, found, self.store, key)
         self.taken.append(section.name)
         seconds = result.seconds
