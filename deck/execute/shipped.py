@@ -74,6 +74,7 @@ def main() -> None:
     found = answer(job_dir, first_line)
     text = json.dumps(found, ensure_ascii=False)
     (job_dir / "answer.json").write_text(text, "utf-8")
+    os._exit(0)  # (the thread reading stdin must not hold the interpreter's shutdown)
 
 
 if __name__ == "__main__":

@@ -30,8 +30,11 @@ def same(bundle: Bundle) -> Bundle:
     return bundle
 
 
-def materialize(folder: Path, bundle: Bundle) -> Path:
-    """`folder` holding the bundle's files, written once (a finished copy is kept)."""
+def materialize(folder: Path, bundle: Bundle, compiled: bool = False) -> Path:
+    """`folder` holding the bundle's files, written once (a finished copy is kept);
+    `compiled`: with the bytecode of what a section's processes import (the engine: an
+    environment may say not to write bytecode, PYTHONDONTWRITEBYTECODE, and every section
+    would compile it again)."""
     done = folder / ".complete"
     if done.is_file():
         return folder
@@ -41,6 +44,12 @@ def materialize(folder: Path, bundle: Bundle) -> Path:
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content)
+        if compiled:  # what a section's processes import: deck/, its execute, model, store
+            import compileall
+
+            compileall.compile_dir(staging / "deck", maxlevels=0, quiet=2)
+            for part in ("execute", "model", "store"):
+                compileall.compile_dir(staging / "deck" / part, maxlevels=0, quiet=2)
         (staging / ".complete").write_text(bundle["digest"], "utf-8")
         try:
             staging.rename(folder)
@@ -74,7 +83,7 @@ def run_section(
     root = base / "deck-sections"
     for sub in ("engine", "lessons", "tasks"):
         (root / sub).mkdir(parents=True, exist_ok=True)
-    engine_dir = materialize(root / "engine" / engine["digest"], engine)
+    engine_dir = materialize(root / "engine" / engine["digest"], engine, compiled=True)
     source = materialize(root / "lessons" / lesson["digest"], lesson)
     tmp = Path(tempfile.mkdtemp(prefix="task-", dir=root / "tasks"))
     try:

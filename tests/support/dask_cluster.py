@@ -1,5 +1,6 @@
-"""A real Dask cluster for the tests: a scheduler and two worker processes (each under a nanny
-that starts it again when it dies) on loopback, in a process of its own started outside the
+"""A real Dask cluster for the tests (and bench/cluster.py): a scheduler and worker processes
+(two unless said; each under a nanny that starts it again when it dies) on loopback, in a
+process of its own started outside the
 project (so neither scheduler nor workers can import deck: the build must send what they run),
 stopped when the tests are done; and a way to kill the worker running a section."""
 
@@ -31,7 +32,7 @@ LAUNCHER = textwrap.dedent(
     if __name__ == "__main__":
         dask.config.set({"distributed.scheduler.allowed-failures": int(sys.argv[1])})
         cluster = LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+            n_workers=int(sys.argv[2]), threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address=None, silence_logs=50, worker_dashboard_address=None,
         )
         print(json.dumps({"address": cluster.scheduler_address}), flush=True)
@@ -86,13 +87,13 @@ class Cluster:
 
 
 @contextmanager
-def dask_cluster(folder: Path, allowed_failures: int = 1) -> Iterator[Cluster]:
+def dask_cluster(folder: Path, allowed_failures: int = 1, workers: int = 2) -> Iterator[Cluster]:
     folder.mkdir(parents=True, exist_ok=True)
     script = folder / "launch_cluster.py"
     script.write_text(LAUNCHER, "utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     process = subprocess.Popen(
-        [sys.executable, str(script), str(allowed_failures)],
+        [sys.executable, str(script), str(allowed_failures), str(workers)],
         cwd=folder,
         env=env,
         stdin=subprocess.PIPE,
