@@ -63,7 +63,7 @@ def _build_all(sources: list[Source], options: Options, progress: Progress) -> B
     places = tuple(str(p) for p in (options.out, options.figures, options.cache))
     executor = open_executor(options.executor, options.jobs, places)
     try:
-        if executor.fans_out and len(sources) > 1:
+        if executor.fans_out and len(sources) > 1 and not options.frozen_only:
             _fan_out(sources, options, progress, executor)
         return _build_lessons(sources, options, progress, executor)
     finally:

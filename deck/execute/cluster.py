@@ -225,12 +225,13 @@ class DaskExecutor:
         data.pop("left_out", None)
         result = SectionResult.from_json({**data, "deps": []}, str(job.figure_dir))
         seen: dict[str, str] = {}
-        differs = next((w for d in inputs if (w := check(d, lesson.path, seen))), "")
+        known = [d for d in inputs if d[0] != "unknown"]  # (said by the plan)
+        differs = next((w for d in known if (w := check(d, lesson.path, seen))), "")
         warnings = result.warnings
         if differs:  # the worker's packages or files are not this machine's
             warnings += (
-                f"{job.section.rel}: warning: ran on Dask worker {found.get('host')} where "
-                f"{differs} (this machine): the next build runs it again",
+                f"{job.section.rel}: warning: ran on Dask worker {found.get('host')}, whose "
+                f"inputs differ from this machine's ({differs}): the next build runs it again",
             )
         return replace(result, deps=to_local(inputs, lesson.path), warnings=warnings)
 

@@ -203,8 +203,6 @@ class Frozen:
         result taken from this very record is left as it is."""
         if is_seeded(result):
             return False
-        from deck.host import kernel_selectors
-
         inputs, left_out = to_portable(result.deps, Places(self.lesson.path, self.project))
         data = result.to_json()
         for name in ("key", "seconds", "deps"):
@@ -226,7 +224,7 @@ class Frozen:
         parts = self.parts(section)
         record = {  # keys in order; the result's own as the worker wrote them (values.json's)
             "code": {k: parts[k] for k in sorted(parts)},
-            "computed": {"host": kernel_selectors(), "seconds": result.seconds},
+            "computed": {"host": self._host(result), "seconds": result.seconds},
             "deck-frozen": SCHEMA,
             "figures": dict(sorted(figures.items())),
             "inputs": inputs,
@@ -238,6 +236,16 @@ class Frozen:
         text = _dumps(record)
         changed |= _write_if_changed(self.path(section), text.encode("utf-8", "surrogatepass"))
         return changed
+
+    @staticmethod
+    def _host(result: SectionResult) -> dict[str, Any]:
+        """What chose the kernels where `result` was computed: this machine's, unless it came
+        from elsewhere (a cluster's worker: unknown here, {})."""
+        if any(d.kind == "version" for d in result.deps):
+            return {}
+        from deck.host import kernel_selectors
+
+        return dict(kernel_selectors())
 
     def prune(self, keep: set[str]) -> bool:
         """Remove the records and figures of sections no longer in the lesson."""

@@ -103,6 +103,12 @@ def to_portable(
             name = dep.name  # "deck/…": the package's own path
         elif dep.kind == "dist":
             name, _, value = dep.name.rpartition(" ")
+        elif dep.kind == "version":  # (a result computed elsewhere: already by version)
+            kept[("dist", dep.path)] = dep.sha256
+            continue
+        elif dep.kind == "module":
+            kept[("module", dep.name)] = dep.path
+            continue
         elif dep.kind in ("file", "stat", "listing", "output"):
             name = places.name(dep.path)
             if name is not None and dep.kind == "stat":

@@ -5,6 +5,7 @@ scheduler's allowed failures the section fails at its line with the deck left as
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 from collections.abc import Iterator
@@ -75,6 +76,12 @@ def test_a_course_through_the_cluster_publishes_what_a_local_build_does(
         ]
     )
     assert not {"dask", "distributed"} & set(again["heavy"])
+    # frozen here, a result the cluster computed keeps its distributions' versions
+    assert run_build(remote, "mini", "--no-pdf", "--freeze").returncode == 0
+    record = json.loads((remote / "content/mini/_freeze/01-basics.json").read_text("utf-8"))
+    assert ["dist", "numpy", record["result"]["kernels"]["numpy"]["version"]] in record["inputs"]
+    assert ["file", "helper.py"] in [d[:2] for d in record["inputs"]]
+    assert record["computed"]["host"] == {}  # (not this machine's CPU: a worker's, unknown)
 
 
 @pytest.mark.slow
