@@ -26,10 +26,13 @@ from typing import Any
 
 from deck.errors import Diagnostic
 from deck.execute.places import Places
-from deck.execute.run import Job, OnProgress, Report, job_spec, outcome
+from deck.execute.run import Job, OnProgress, Report, SectionStep, job_spec, outcome
 from deck.execute.supervise import FINISH_LIMIT, GRACE, STARTUP_LIMIT, Ended, Step
+from deck.execute.task import OUTPUTS_LIMIT
+from deck.execute.written import note
 from deck.model import Lesson, SectionResult
 from deck.options import UsageError
+from deck.store.files import write_atomic
 from deck.store.portable import check, from_json, to_local
 from deck.store.sections import staging_name
 from deck.theme import ENGINE, FREEZE_FOLDER
@@ -121,8 +124,10 @@ class DaskExecutor:
 
     def submit(self, lesson: Lesson, jobs: list[Job]) -> None:
         client = self.client()
-        if lesson.name not in self._lessons:
-            self._lessons[lesson.name] = self._send(bundle(lesson.path, self.skip), lesson.name)
+        files = bundle(lesson.path, self.skip)  # (as it is now: a section may have written)
+        if files["digest"] not in self._lessons:
+            self._lessons[files["digest"]] = self._send(files, lesson.name)
+        lesson_files = self._lessons[files["digest"]]
         from deck.execute.task import run_section
 
         for job in jobs:
@@ -138,7 +143,7 @@ class DaskExecutor:
             future = client.submit(
                 ByValue(run_section),
                 self._engine,
-                self._lessons[lesson.name],
+                lesson_files,
                 spec,
                 first,
                 limit,
@@ -163,6 +168,14 @@ class DaskExecutor:
         ]
         deadline = time.monotonic() + sum(limit for _, _, limit in pending) + 60.0
         results: dict[str, SectionResult | Diagnostic] = {}
+        tell = on_progress or (lambda step: None)
+        sent = time.monotonic()
+        for job, _, _ in pending:  # (on the cluster: its steps are not followed from here)
+            tell(
+                SectionStep(
+                    job.section.name, job.section.rel, "start", 0, 0, 0, sent, sent, job.estimate
+                )
+            )
         for job, future, _ in pending:
             t0 = time.perf_counter()
             found = self._answer(job, future, deadline - time.monotonic())
@@ -173,6 +186,13 @@ class DaskExecutor:
             )
             seconds = (
                 found.get("seconds", 0.0) if isinstance(found, dict) else time.perf_counter() - t0
+            )
+            done = time.monotonic()
+            ok = not isinstance(result, Diagnostic)
+            tell(
+                SectionStep(
+                    job.section.name, job.section.rel, "done", 0, 0, 0, done, sent, None, ok
+                )
             )
             report(job, result, float(seconds))
             results[job.section.name] = result
@@ -221,19 +241,37 @@ class DaskExecutor:
             (staging / name).write_bytes(content)
         shutil.rmtree(job.figure_dir, ignore_errors=True)
         staging.rename(job.figure_dir)
+        warnings = self._write_outputs(lesson, job, found)
         inputs = from_json(data.pop("inputs", []))
         data.pop("left_out", None)
         result = SectionResult.from_json({**data, "deps": []}, str(job.figure_dir))
         seen: dict[str, str] = {}
         known = [d for d in inputs if d[0] != "unknown"]  # (said by the plan)
         differs = next((w for d in known if (w := check(d, lesson.path, seen))), "")
-        warnings = result.warnings
+        warnings = (*result.warnings, *warnings)
         if differs:  # the worker's packages or files are not this machine's
             warnings += (
                 f"{job.section.rel}: warning: ran on Dask worker {found.get('host')}, whose "
                 f"inputs differ from this machine's ({differs}): the next build runs it again",
             )
         return replace(result, deps=to_local(inputs, lesson.path), warnings=warnings)
+
+    @staticmethod
+    def _write_outputs(lesson: Lesson, job: Job, found: dict[str, Any]) -> tuple[str, ...]:
+        """Write the files the section wrote in its lesson folder into this one, as a local
+        run does (a section reading one runs again after it); warnings for those left on the
+        worker (too large to send back)."""
+        folder = lesson.path.resolve()
+        for name, content in found.get("outputs", {}).items():
+            path = (folder / name).resolve()
+            if folder in path.parents:
+                note(str(path))  # (written by a cell: the preview ignores it)
+                write_atomic(path, content)
+        return tuple(
+            f"{job.section.rel}: warning: {name}, which this section wrote, stayed on Dask "
+            f"worker {found.get('host')} (more than {OUTPUTS_LIMIT >> 20} MB written)"
+            for name in found.get("outputs_left", [])
+        )
 
     def close(self) -> None:
         if self._client is None:

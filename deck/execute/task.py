@@ -1,6 +1,7 @@
 """What a Dask worker runs for one section (`deck.execute.cluster` sends it by value: this module
 imports only the standard library, and the worker needs no copy of deck, nor the lesson's
-files, nor any filesystem shared with the build).
+files, nor any filesystem shared with the build). The files a section writes in its copy of the
+lesson go back with its answer, as a local run leaves them in the lesson's folder.
 
 The task writes the engine and the lesson it was sent (each once per worker, by digest) into the
 worker's own folder, copies the lesson for this section (a cell may write beside it), and runs
@@ -59,6 +60,29 @@ def materialize(folder: Path, bundle: Bundle, compiled: bool = False) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return folder
+
+
+OUTPUTS_LIMIT = 64 * 2**20  # bytes of files a section wrote that go back to the build
+
+
+def _written(lesson_dir: Path, data: Any) -> tuple[dict[str, bytes], list[str]]:
+    """The files the section wrote in its lesson folder (as a local run leaves them in the
+    lesson's), up to OUTPUTS_LIMIT bytes in all; and the names of those left here."""
+    outputs: dict[str, bytes] = {}
+    left: list[str] = []
+    total = 0
+    inputs = data.get("inputs", []) if isinstance(data, dict) else []
+    for kind, name, _ in inputs:
+        path = lesson_dir / name
+        if kind != "output" or name.startswith("..") or not path.is_file():
+            continue
+        size = path.stat().st_size
+        if total + size > OUTPUTS_LIMIT:
+            left.append(name)
+            continue
+        outputs[name] = path.read_bytes()
+        total += size
+    return outputs, left
 
 
 def _place() -> tuple[Path, int]:
@@ -122,9 +146,12 @@ def run_section(
                 for name in (figure[0], figure[3] if len(figure) > 3 else ""):
                     if name and (tmp / "figures" / name).is_file():
                         figures[name] = (tmp / "figures" / name).read_bytes()
+        outputs, left = _written(lesson_dir, data)
         import platform
 
         answer.update(
+            outputs=outputs,
+            outputs_left=left,
             figures=figures,
             host=platform.node(),
             python=platform.python_version(),

@@ -144,3 +144,47 @@ def test_the_executor_is_local_or_a_dask_address():
     for bad in ("ray://x:1", "dask://host", "tcp://127.0.0.1:8786", "dask://a b:1"):
         with pytest.raises(UsageError):
             executor_address(bad)
+
+
+WRITER = {
+    "01-write.md": """
+        ## 写
+
+        ```{python}
+        from pathlib import Path
+
+        Path("made.txt").write_text("41", "utf-8")
+        ```
+
+        写好了。
+        """,
+    "02-read.md": """
+        ## 读
+
+        ```{python}
+        from pathlib import Path
+
+        made = Path("made.txt")
+        found = made.read_text("utf-8") if made.exists() else "没有"
+        ```
+
+        读到 `{python} found`。
+        """,
+}
+
+
+@pytest.mark.slow
+def test_a_file_a_section_writes_comes_back_as_from_a_local_run(tmp_path: Path, cluster: Cluster):
+    """The writer's file lands in the lesson folder here; the reader, if it ran before the
+    file was there, runs again with it (the lesson's files are sent again as they are)."""
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    for root in (local, remote):
+        write_lesson(root, WRITER)
+    assert run_build(local, "cat", "--no-pdf").returncode == 0
+    proc = run_build(remote, "cat", "--no-pdf", "--executor", cluster.address)
+    assert proc.returncode == 0, proc.stderr
+    assert (remote / "content/cat/made.txt").read_text("utf-8") == "41"
+    values = "dist/cat/values.json"
+    assert (remote / values).read_bytes() == (local / values).read_bytes()
+    shown = json.loads((remote / values).read_text("utf-8"))["values"]
+    assert {v["expr"]: v["text"] for v in shown}["found"] == "41"
