@@ -148,4 +148,6 @@ def execute(
                 )
     for warning in warnings:
         log(warning)
+    if ran and not options.freeze:
+        frozen.stale(ran)  # (an author's reminder that _freeze/ no longer matches)
     return Execution(results, ran, why, tuple(reused), tuple(warnings), tuple(frozen.taken))

@@ -26,6 +26,7 @@ class FrozenSections:
         log: Callable[[str], Any],
         dry: bool = False,
     ):
+        self.lesson = lesson
         self.frozen = None if options.force else Frozen(lesson)
         self.dry = dry  # only to know which sections would run: nothing taken, nothing said
         self.only = options.frozen_only
@@ -71,6 +72,21 @@ class FrozenSections:
         if found.host and differs:
             self._hosts.setdefault(str(found.host.get("cpu")), []).append(section.name)
         return result, ""
+
+    def stale(self, ran: tuple[str, ...]) -> None:
+        """Say which sections that just ran have a frozen result that no longer holds."""
+        frozen = self.frozen or Frozen(self.lesson)  # (--force too)
+        if not frozen.dir.is_dir():
+            return
+        sections = [s for s in self.lesson.sections if s.name in ran]
+        old = [
+            s.name for s in sections if frozen.path(s).is_file() and frozen.lookup(s).record is None
+        ]
+        if old:
+            self.log(
+                f"note: the frozen results of {', '.join(old)} no longer hold: "
+                f"`--freeze` writes them again ({frozen.dir.as_posix()}/)"
+            )
 
     def notes(self) -> list[str]:
         """One line per other CPU the frozen results taken were computed on."""

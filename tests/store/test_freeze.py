@@ -111,6 +111,9 @@ def test_a_changed_input_runs_only_its_section_and_frozen_only_names_it(tmp_path
     built = build_report(other, "cat")
     assert built["executed"] == ["cat/01-data"], built
     assert built["reasons"] == {"cat/01-data": "frozen result: data.csv changed"}
+    assert any(
+        line.startswith("note: the frozen results of 01-data no longer") for line in built["log"]
+    )
     assert built["reused"] == ["cat/02-pure"]  # (taken by the build that failed, now cached)
     values = json.loads((other / "dist" / "cat" / "values.json").read_text("utf-8"))
     assert {v["expr"]: v["text"] for v in values["values"]}["total"] == "10"
