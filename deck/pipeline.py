@@ -237,7 +237,8 @@ def build_lesson(
         if options.freeze:  # (the deck is published: its results are good to commit)
             from deck.store.frozen import freeze_lesson
 
-            log(f"  froze   {freeze_lesson(lesson, executed.results, Path.cwd())}")
+            places = (options.out, options.figures, options.cache)
+            log(f"  froze   {freeze_lesson(lesson, executed.results, Path.cwd(), places)}")
         from deck.publish.course import record_entry
 
         record_entry(lesson, deck, options)  # what the course page lists of it

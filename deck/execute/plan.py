@@ -41,7 +41,7 @@ class Plan:
 def plan(lesson: Lesson, options: Options, log: Callable[[str], Any], dry: bool = False) -> Plan:
     """Look every section up (the cache, then its frozen result); `dry`: only to know the jobs
     (no frozen result is taken into the cache, nothing is said)."""
-    fingerprint = environment_fingerprint(lesson)
+    fingerprint = environment_fingerprint(lesson, (options.out, options.figures, options.cache))
     store = Store(options.cache, lesson.name, lesson.path, fingerprint)
     found = Plan(store, FrozenSections(lesson, options, store, log, dry))
     for section in lesson.sections:

@@ -27,7 +27,8 @@ class FrozenSections:
         dry: bool = False,
     ):
         self.lesson = lesson
-        self.frozen = None if options.force else Frozen(lesson)
+        self.skip = (options.out, options.figures, options.cache)
+        self.frozen = None if options.force else Frozen(lesson, skip=self.skip)
         self.dry = dry  # only to know which sections would run: nothing taken, nothing said
         self.only = options.frozen_only
         self.store = store
@@ -75,7 +76,7 @@ class FrozenSections:
 
     def stale(self, ran: tuple[str, ...]) -> None:
         """Say which sections that just ran have a frozen result that no longer holds."""
-        frozen = self.frozen or Frozen(self.lesson)  # (--force too)
+        frozen = self.frozen or Frozen(self.lesson, skip=self.skip)  # (--force too)
         if not frozen.dir.is_dir():
             return
         sections = [s for s in self.lesson.sections if s.name in ran]

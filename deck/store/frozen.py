@@ -1,6 +1,7 @@
 """Frozen results: each section's results written beside the lesson to be committed
-(`content/<lesson>/_freeze/<section>.json` and `_freeze/figures/<section>/`), so a clone with no
-cache, or a machine without the lesson's packages, builds the deck without running a cell.
+(`content/<lesson>/_freeze/<section>.json`, its figures in `_freeze/<section>_files/`), so a
+clone with no cache, or a machine without the lesson's packages, builds the deck without
+running a cell.
 
 A record holds the section's results (values, outputs, figures' checksums), what its code was
 (the Python version, the exec settings, the lesson's modules by content, each cell and inline
@@ -29,7 +30,7 @@ from deck.model import Dependency, Lesson, Section, SectionResult
 from deck.progress import counted
 from deck.store.files import content_hash, digest, write_atomic
 from deck.store.portable import Places, absent, check, from_json, to_local, to_portable
-from deck.store.sections import KEYED_OPTIONS, Store, staging_name
+from deck.store.sections import KEYED_OPTIONS, Store, lesson_modules, staging_name
 from deck.theme import FREEZE_FOLDER
 
 SCHEMA = 1
@@ -49,19 +50,19 @@ def _short(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def lesson_parts(lesson: Lesson) -> dict[str, Any]:
+def lesson_parts(lesson: Lesson, skip: tuple[Path, ...] = ()) -> dict[str, Any]:
     """What every section of the lesson shares in its frozen key: the Python version, the exec
-    settings that change results, the lesson's modules by content."""
+    settings that change results, the lesson's modules by content (`skip`: the build's own
+    folders, `lesson_modules`)."""
     python = f"{platform.python_implementation()} {platform.python_version()}"
     if lesson.config.python:  # a `.qmd`'s own interpreter (its path is this machine's)
         from deck.interpreter import describe
 
         python += f"; {describe(lesson.config.python)}"
-    checks = {kind.source for kind in lesson.widgets}  # run by render, not by cells
-    modules = {}
-    for path in sorted(lesson.path.rglob("*.py")):
-        if "__pycache__" not in path.parts and path.resolve() not in checks:
-            modules[path.relative_to(lesson.path).as_posix()] = content_hash(path)
+    modules = {
+        path.relative_to(lesson.path).as_posix(): content_hash(path)
+        for path in lesson_modules(lesson, skip)
+    }
     settings = dict(lesson.config.exec.fingerprint(), output=lesson.config.exec.output_limit)
     return {"python": python, "settings": settings, "modules": modules}
 
@@ -96,8 +97,9 @@ class Found:
 class Frozen:
     """The frozen results of one lesson."""
 
-    def __init__(self, lesson: Lesson, project: Path | None = None):
+    def __init__(self, lesson: Lesson, project: Path | None = None, skip: tuple[Path, ...] = ()):
         self.lesson = lesson
+        self.skip = skip  # the build's own folders (out, figures, cache)
         self.dir = freeze_dir(lesson)
         self.project = (project or Path.cwd()).resolve()
         self._shared: dict[str, Any] | None = None
@@ -106,7 +108,7 @@ class Frozen:
     @property
     def shared(self) -> dict[str, Any]:
         if self._shared is None:
-            self._shared = lesson_parts(self.lesson)
+            self._shared = lesson_parts(self.lesson, self.skip)
         return self._shared
 
     def parts(self, section: Section) -> dict[str, Any]:
@@ -114,6 +116,12 @@ class Frozen:
 
     def path(self, section: Section) -> Path:
         return self.dir / f"{section.name}.json"
+
+    def figures(self, section: Section) -> Path:
+        """The section's figure files, beside its record (`_freeze/02-figure_files/`, as Quarto
+        names a document's: never a folder named `figures`, which many a .gitignore leaves
+        out)."""
+        return self.dir / f"{section.name}_files"
 
     def lookup(self, section: Section) -> Found:
         first = next((c.loc.line for c in section.cells()), 1)
@@ -141,7 +149,7 @@ class Frozen:
             why = check(dep, self.lesson.path, self._seen)
             if why:
                 return Found(None, why, first)
-        folder = self.dir / "figures" / section.name
+        folder = self.figures(section)
         for name, sha in sorted(figures.items()):
             try:
                 same = content_hash(folder / name) == sha
@@ -186,7 +194,7 @@ class Frozen:
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
         for name in sorted(record["figures"]):
-            shutil.copyfile(self.dir / "figures" / section.name / name, staging / name)
+            shutil.copyfile(self.figures(section) / name, staging / name)
         shutil.rmtree(folder, ignore_errors=True)
         staging.rename(folder)
         rel = self.path(section).relative_to(self.lesson.path).as_posix()
@@ -208,7 +216,7 @@ class Frozen:
         for name in ("key", "seconds", "deps"):
             data.pop(name, None)
         source = Path(result.figure_dir)
-        folder = self.dir / "figures" / section.name
+        folder = self.figures(section)
         figures: dict[str, str] = {}
         changed = False
         for cell in result.cells:
@@ -254,9 +262,8 @@ class Frozen:
             if path.stem not in keep:
                 path.unlink()
                 changed = True
-        figures = self.dir / "figures"
-        for folder in sorted(figures.iterdir()) if figures.is_dir() else []:
-            if folder.name not in keep:
+        for folder in sorted(self.dir.iterdir()) if self.dir.is_dir() else []:
+            if folder.is_dir() and folder.name.removesuffix("_files") not in keep:
                 shutil.rmtree(folder)
                 changed = True
         return changed
@@ -287,9 +294,11 @@ def _write_if_changed(path: Path, content: bytes) -> bool:
     return True
 
 
-def freeze_lesson(lesson: Lesson, results: dict[str, SectionResult], project: Path) -> str:
+def freeze_lesson(
+    lesson: Lesson, results: dict[str, SectionResult], project: Path, skip: tuple[Path, ...]
+) -> str:
     """Write every section's frozen record; what was done, for the log."""
-    frozen = Frozen(lesson, project)
+    frozen = Frozen(lesson, project, skip)
     written = [s.name for s in lesson.sections if frozen.write(s, results[s.name])]
     pruned = frozen.prune({s.name for s in lesson.sections})
     where = frozen.dir.as_posix()

@@ -62,7 +62,7 @@ def test_a_clone_builds_the_same_deck_from_frozen_results_without_running_a_cell
     assert built["ok"] and sorted(built["executed"]) == ["mini/01-basics", "mini/02-figure"]
     frozen = first / "content" / "mini" / "_freeze"
     assert sorted(p.name for p in frozen.glob("*.json")) == ["01-basics.json", "02-figure.json"]
-    assert sorted(p.name for p in (frozen / "figures" / "02-figure").iterdir()) == [
+    assert sorted(p.name for p in (frozen / "02-figure_files").iterdir()) == [
         "parabola.png",
         "parabola.svg",
     ]
@@ -236,3 +236,28 @@ def test_a_machine_without_torch_builds_the_deck_from_frozen_results(tmp_path: P
     for found in (before, after):
         found.pop("index.html", None)  # (the course page marks the failure)
     assert after == before
+
+
+def test_a_quarto_file_freezes_beside_it_with_its_output_folder_inside(tmp_path: Path):
+    """A `.qmd`'s records go to `_freeze/<name>/deck/`; its dist/ (beside it, with the
+    modules copied into the notebook's code/) is no part of what they were computed from."""
+    from fixture_build import FIXTURES, run_build
+
+    author, other = tmp_path / "author", tmp_path / "colleague"
+    shutil.copytree(FIXTURES / "quarto", author)
+    assert run_build(author, "same.qmd", "--no-pdf", "--freeze").returncode == 0
+    assert (author / "dist/same/code/helper.py").is_file()
+    assert sorted(p.name for p in (author / "_freeze/same/deck").glob("*.json")) == [
+        "figures.json",
+        "intro.json",
+    ]
+
+    def built(folder: str, names: list[str]) -> list[str]:  # (what .gitignore leaves out)
+        return [n for n in names if folder == str(author) and n in ("dist", "figures", ".cache")]
+
+    shutil.copytree(author, other, ignore=built)
+    proc = run_build(other, "same.qmd", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("frozen  same.qmd") == 2 and "  ran " not in proc.stderr
+    values = "dist/same/values.json"
+    assert (other / values).read_bytes() == (author / values).read_bytes()
