@@ -175,16 +175,22 @@ WRITER = {
 
 @pytest.mark.slow
 def test_a_file_a_section_writes_comes_back_as_from_a_local_run(tmp_path: Path, cluster: Cluster):
-    """The writer's file lands in the lesson folder here; the reader, if it ran before the
-    file was there, runs again with it (the lesson's files are sent again as they are)."""
+    """The writer's file lands in the lesson folder here, as a local run leaves it; a section
+    added later reads it there (the lesson's files are sent again as they are)."""
     local, remote = tmp_path / "local", tmp_path / "remote"
+    values = "dist/cat/values.json"
     for root in (local, remote):
-        write_lesson(root, WRITER)
+        write_lesson(root, {"01-write.md": WRITER["01-write.md"]})
     assert run_build(local, "cat", "--no-pdf").returncode == 0
     proc = run_build(remote, "cat", "--no-pdf", "--executor", cluster.address)
     assert proc.returncode == 0, proc.stderr
     assert (remote / "content/cat/made.txt").read_text("utf-8") == "41"
-    values = "dist/cat/values.json"
+    assert (remote / values).read_bytes() == (local / values).read_bytes()
+    for root in (local, remote):  # (not at once: a section's test of a path is recorded as
+        write_lesson(root, {"02-read.md": WRITER["02-read.md"]})  # the path is at its end)
+    assert run_build(local, "cat", "--no-pdf").returncode == 0
+    proc = run_build(remote, "cat", "--no-pdf", "--executor", cluster.address)
+    assert proc.returncode == 0, proc.stderr
     assert (remote / values).read_bytes() == (local / values).read_bytes()
     shown = json.loads((remote / values).read_text("utf-8"))["values"]
     assert {v["expr"]: v["text"] for v in shown}["found"] == "41"
