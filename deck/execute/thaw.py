@@ -45,10 +45,10 @@ class FrozenSections:
         found = self.frozen.lookup(section)
         if found.record is None:
             if self.only:
-                where = section.cells()[0].loc if section.cells() else Loc(section.rel, 1)
                 fix = "build without --frozen-only to run it, then --freeze"
                 message = f"frozen result does not hold: {found.why} ({fix})"
-                self.problems.append(Diagnostic(Loc(where.path, found.line), "frozen", message))
+                where = found.at or Loc(section.rel, 1)
+                self.problems.append(Diagnostic(where, "frozen", message))
             if found.why == NONE or reason not in ("new", "cache format changed"):
                 return None, reason
             return None, f"frozen result: {found.why}"

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from deck.errors import Loc
 from deck.model import Dependency, Lesson, Section, SectionResult
 from deck.progress import counted
 from deck.store.files import content_hash, digest, write_atomic
@@ -89,7 +90,7 @@ class Found:
 
     record: dict[str, Any] | None
     why: str = ""
-    line: int = 1
+    at: Loc | None = None  # the cell that changed, else the section's first
     absent: tuple[str, ...] = ()  # distributions it was computed with, not installed here
     host: dict[str, Any] = field(default_factory=dict)  # what it was computed on
 
@@ -124,7 +125,7 @@ class Frozen:
         return self.dir / f"{section.name}_files"
 
     def lookup(self, section: Section) -> Found:
-        first = next((c.loc.line for c in section.cells()), 1)
+        first = next((c.loc for c in section.cells()), None)
         path = self.path(section)
         try:
             record = json.loads(path.read_bytes().decode("utf-8"))
@@ -143,8 +144,8 @@ class Frozen:
             return Found(None, f"{DAMAGED} ({type(exc).__name__}: {exc})", first)
         parts = self.parts(section)
         if record.get("key") != frozen_key(section.name, parts):
-            why, line = self._changed(section, code, parts)
-            return Found(None, why, line or first)
+            why, at = self._changed(section, code, parts)
+            return Found(None, why, at or first)
         for dep in inputs:
             why = check(dep, self.lesson.path, self._seen)
             if why:
@@ -162,27 +163,28 @@ class Frozen:
 
     def _changed(
         self, section: Section, code: dict[str, Any], parts: dict[str, Any]
-    ) -> tuple[str, int]:
-        """Why the key differs, at the line of the first cell that changed if one did."""
+    ) -> tuple[str, Loc | None]:
+        """Why the key differs, at the first cell (or inline expression) that changed if one
+        did."""
         if code.get("python") != parts["python"]:
-            return f"frozen with {code.get('python')}, this is {parts['python']}", 0
+            return f"frozen with {code.get('python')}, this is {parts['python']}", None
         if code.get("settings") != parts["settings"]:
-            return "exec settings changed (lesson.yml)", 0
+            return "exec settings changed (lesson.yml)", None
         old, new = code.get("modules") or {}, parts["modules"]
         if old != new:
             names = sorted(n for n in {*old, *new} if old.get(n) != new.get(n))
-            return f"lesson module {', '.join(names)} changed", 0
+            return f"lesson module {', '.join(names)} changed", None
         cells = section.cells()
         for cell, before, now in zip(cells, code.get("cells") or [], parts["cells"], strict=False):
             if before != now:
-                return "code changed", cell.loc.line
+                return "code changed", cell.loc
         if len(code.get("cells") or []) != len(parts["cells"]):
-            return "cells added or removed", 0
+            return "cells added or removed", None
         known = set(code.get("inlines") or [])
         for expr in section.inlines:
             if _short(expr.expr) not in known:
-                return f"inline expression `{expr.expr}` is new", expr.loc.line
-        return "inline expressions changed", 0
+                return f"inline expression `{expr.expr}` is new", expr.loc
+        return "inline expressions changed", None
 
     def seed(self, section: Section, found: Found, store: Store, key: str) -> SectionResult:
         """The record as this machine's cache entry under `key` (its figures copied, its
