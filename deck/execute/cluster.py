@@ -123,6 +123,9 @@ class DaskExecutor:
         return self._client.submit(ByValue(same), files, key=key, pure=False)
 
     def submit(self, lesson: Lesson, jobs: list[Job]) -> None:
+        jobs = [j for j in jobs if (lesson.name, j.section.name, j.key) not in self._futures]
+        if not jobs:
+            return  # (sent before: a course's lessons are sent together)
         client = self.client()
         files = bundle(lesson.path, self.skip)  # (as it is now: a section may have written)
         if files["digest"] not in self._lessons:
@@ -132,8 +135,6 @@ class DaskExecutor:
 
         for job in jobs:
             name = (lesson.name, job.section.name, job.key)
-            if name in self._futures:
-                continue
             spec = job_spec(lesson, job).to_json()
             spec["md_file"] = job.section.path.resolve().relative_to(lesson.path.resolve())
             spec["md_file"] = spec["md_file"].as_posix()
