@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from deck.errors import DeckError
+from deck.execute.executor import executor_address
 from deck.model.outputs import DEFAULT_OUTPUTS, KNOWN_OUTPUTS, OUTPUTS
 from deck.options import Options, UsageError, read_outputs
 from deck.pipeline import build
@@ -86,11 +87,32 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="re-run every cell, ignoring the cache")
     p.add_argument(
+        "--freeze",
+        action="store_true",
+        help="after the build, write each section's results into the lesson's _freeze/ folder, "
+        "to commit: a clone builds from them without running a cell while every input they "
+        "recorded still matches (a section whose inputs changed runs)",
+    )
+    p.add_argument(
+        "--frozen-only",
+        action="store_true",
+        help="run no cell: every section from its frozen results (_freeze/); one whose inputs "
+        "changed is an error at its file:line naming the input",
+    )
+    p.add_argument(
         "--jobs",
         type=int,
         default=os.cpu_count() or 1,
         metavar="N",
         help="sections executed in parallel (default: CPU count)",
+    )
+    p.add_argument(
+        "--executor",
+        default="local",
+        metavar="WHERE",
+        help="where sections run: `local` (default: --jobs worker processes here) or "
+        "dask://HOST:PORT, the workers of a running Dask scheduler (with no LESSON, every "
+        "lesson's sections are sent together); the deck is still published here",
     )
     p.add_argument(
         "--compare",
@@ -173,6 +195,16 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"{flag} must be a number of 0 or more, not {value}")
     if args.compare is not None and args.serve:
         p.error("--compare reports on one build: not with --serve")
+    if args.freeze and args.serve:
+        p.error("--freeze writes into the lesson's folder: not with --serve")
+    try:
+        executor = executor_address(args.executor)
+    except UsageError as exc:
+        p.error(str(exc))
+    if executor and args.serve:
+        p.error("--executor sends the sections of one build: not with --serve")
+    if args.frozen_only and args.force:
+        p.error("--frozen-only runs no cell, --force runs every cell: choose one")
     outputs = None
     if args.to is not None:
         try:
@@ -223,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
         compare=args.compare,
         compare_rtol=args.compare_rtol or 0.0,
         compare_atol=args.compare_atol or 0.0,
+        freeze=args.freeze,
+        frozen_only=args.frozen_only,
+        executor=executor,
     )
     if args.serve:
         from deck.preview.serve import ServeError, parse_port, serve

@@ -42,6 +42,14 @@ class Options:
     compare: Path | None = None
     compare_rtol: float = 0.0
     compare_atol: float = 0.0
+    # `--freeze`: write each section's results beside the lesson, to commit (deck.store.frozen)
+    freeze: bool = False
+    # `--frozen-only`: every section from its frozen results; one that no longer holds is an
+    # error at its line, and no cell runs
+    frozen_only: bool = False
+    # `--executor`: "" runs sections in this machine's worker processes (`jobs` at once);
+    # "dask://HOST:PORT" sends them to a Dask scheduler's workers (deck.execute.cluster)
+    executor: str = ""
 
     def wants(self, output: str, chosen: tuple[str, ...] | None = None) -> bool:
         """Whether `output` is made: `--to` first, else the lesson's `outputs:` (`chosen`),
@@ -65,6 +73,7 @@ class Execution:
     reasons: dict[str, str] = field(default_factory=dict)  # why each of those ran
     reused: tuple[str, ...] = ()  # sections taken from the cache
     warnings: tuple[str, ...] = ()  # e.g. a section whose inputs are not fully known
+    frozen: tuple[str, ...] = ()  # of `reused`, those taken from the frozen results
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,7 @@ class LessonReport:
     executed: tuple[str, ...] = ()  # "<section>" whose cells ran
     reasons: dict[str, str] = field(default_factory=dict)
     reused: tuple[str, ...] = ()  # "<section>" taken from the cache
+    frozen: tuple[str, ...] = ()  # "<section>" of those, taken from the frozen results
     printed: tuple[str, ...] = ()  # PDF files printed by this build
     warnings: tuple[str, ...] = ()
     published: bool = False  # dist/<lesson> was replaced by this build
@@ -122,6 +132,10 @@ class BuildReport:
         return [f"{r.name}/{s}" for r in self.reports for s in r.reused]
 
     @property
+    def frozen(self) -> list[str]:
+        return [f"{r.name}/{s}" for r in self.reports for s in r.frozen]
+
+    @property
     def printed(self) -> list[str]:
         return [p for r in self.reports for p in r.printed]
 
@@ -146,7 +160,7 @@ class BuildReport:
         return len(self.reused)
 
     def to_json(self) -> dict[str, Any]:
-        names = ("lessons", "up_to_date", "executed", "reasons", "reused", "printed")
+        names = ("lessons", "up_to_date", "executed", "reasons", "reused", "frozen", "printed")
         data: dict[str, Any] = {name: getattr(self, name) for name in names}
         data.update(warnings=self.warnings, published=self.published, seconds=self.seconds)
         return {**data, "ran": self.ran, "cached": self.cached}

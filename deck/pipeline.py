@@ -25,6 +25,7 @@ from deck.publish.manifest import Hasher, Manifest, inputs_digest, outputs_diges
 from deck.source.registry import Source, sources_for
 
 if TYPE_CHECKING:
+    from deck.execute.executor import Executor
     from deck.model import Lesson
     from deck.publish.coursefile import CourseConfig
 
@@ -55,8 +56,48 @@ def build(names: list[str], options: Options, progress: Progress | None = None) 
 
 
 def _build_all(sources: list[Source], options: Options, progress: Progress) -> BuildReport:
+    """Build each source on one executor (`--executor`); with a cluster, the sections of all
+    the lessons that must run are sent before the first lesson is built."""
+    from deck.execute.executor import open_executor  # (light: Dask only on first use)
+
+    places = tuple(str(p) for p in (options.out, options.figures, options.cache))
+    executor = open_executor(options.executor, options.jobs, places)
+    try:
+        if executor.fans_out and len(sources) > 1 and not options.frozen_only:
+            _fan_out(sources, options, progress, executor)
+        return _build_lessons(sources, options, progress, executor)
+    finally:
+        executor.close()
+
+
+def _fan_out(
+    sources: list[Source], options: Options, progress: Progress, executor: Executor
+) -> None:
+    """Send the sections every lesson that is not up to date would run, all at once."""
+    from deck.execute.plan import pending
+
+    sent = 0
+    with output_lock([options.out, options.figures, options.cache], progress.log):
+        for source in sources:
+            if _up_to_date(source, options)[0]:
+                continue
+            try:
+                lesson = source.load()
+                check_labels(lesson)
+            except DeckError:
+                continue  # (its own build reports it)
+            jobs = pending(lesson, options)
+            executor.submit(lesson, jobs)
+            sent += len(jobs)
+    if sent:
+        progress.log(f"  sent    {counted(sent, 'section')} to {options.executor}")
+
+
+def _build_lessons(
+    sources: list[Source], options: Options, progress: Progress, executor: Executor
+) -> BuildReport:
     if not options.wants("course"):
-        return BuildReport(tuple(build_lesson(source, options, progress) for source in sources))
+        return BuildReport(tuple(build_lesson(s, options, progress, executor) for s in sources))
     from deck.publish.course import lesson_folders
     from deck.publish.coursefile import read_course
 
@@ -67,7 +108,7 @@ def _build_all(sources: list[Source], options: Options, progress: Progress) -> B
     reports = []
     for source in sources:
         try:
-            reports.append(build_lesson(source, options, progress))
+            reports.append(build_lesson(source, options, progress, executor))
         except DeckError as exc:  # its last good entry stays, marked with the failure in
             # .cache/course/ only: a failed build writes no course page (dist/ stays as it
             # was), the next build that succeeds writes the page with the mark
@@ -138,21 +179,33 @@ def _remove_gone(name: str, options: Options, log: Callable[[str], None]) -> boo
     return True
 
 
-def build_lesson(source: Source, options: Options, progress: Progress) -> LessonReport:
+def _up_to_date(source: Source, options: Options) -> tuple[bool, Manifest, Hasher, list[str]]:
+    """Whether the inputs and outputs hash as the last good build left them, and what says so
+    (`--force` and `--freeze` build whatever)."""
+    manifest = Manifest.load(options.cache / f"{source.name}.manifest.json")
+    hasher = manifest.hasher()
+    inputs = [
+        inputs_digest(hasher, source, _fingerprint(options)),
+        hasher.tree_digest(options.cache / source.name),
+        _theme_digest(hasher, options, source),
+    ]
+    targets = output_paths(source.name, options)
+    fresh = options.force or options.freeze  # (--freeze writes what the build computes)
+    same = not fresh and _unchanged(manifest, hasher, inputs, targets, source, options)
+    return same, manifest, hasher, inputs
+
+
+def build_lesson(
+    source: Source, options: Options, progress: Progress, executor: Executor | None = None
+) -> LessonReport:
     t0 = time.perf_counter()
     log = progress.log
     targets = output_paths(source.name, options)
     with output_lock([options.out, options.figures, options.cache], log):
         clean_leftovers(targets)
         # unchanged? — the inputs and outputs hash as the last good build left them
-        manifest = Manifest.load(options.cache / f"{source.name}.manifest.json")
-        hasher = manifest.hasher()
-        inputs = [
-            inputs_digest(hasher, source, _fingerprint(options)),
-            hasher.tree_digest(options.cache / source.name),
-            _theme_digest(hasher, options, source),
-        ]
-        if not options.force and _unchanged(manifest, hasher, inputs, targets, source, options):
+        same, manifest, hasher, inputs = _up_to_date(source, options)
+        if same:
             manifest.refresh(hasher)
             warnings = tuple(manifest.data.get("report", {}).get("warnings", []))
             from deck.publish.layoutrecord import late_warnings  # (light)
@@ -174,13 +227,18 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
             log(str(warning))
         options = chosen_outputs(options, lesson)
         check_labels(lesson)
-        executed = execute(lesson, options, progress)
+        executed = execute(lesson, options, progress, executor)
         t1 = time.perf_counter()
         deck = render_lesson(lesson, executed.results, options.cache)
         for warning in deck.warnings:  # found while rendering (a figure without alt text)
             log(str(warning))
         rendered = time.perf_counter() - t1
         published = write(lesson, deck, options, progress, executed.results)
+        if options.freeze:  # (the deck is published: its results are good to commit)
+            from deck.store.frozen import freeze_lesson
+
+            places = (options.out, options.figures, options.cache)
+            log(f"  froze   {freeze_lesson(lesson, executed.results, Path.cwd(), places)}")
         from deck.publish.course import record_entry
 
         record_entry(lesson, deck, options)  # what the course page lists of it
@@ -195,6 +253,7 @@ def build_lesson(source: Source, options: Options, progress: Progress) -> Lesson
             executed=executed.executed,
             reasons=executed.reasons,
             reused=executed.reused,
+            frozen=executed.frozen,
             printed=published.printed,
             warnings=warnings,
             published=True,

@@ -14,6 +14,9 @@ STATIC = ENGINE / "static"  # the deck's own CSS and JS, matplotlibrc, the KaTeX
 TEMPLATES = ENGINE / "templates"  # Jinja2 templates of the page, a slide, a quiz
 NODE_MODULES = ROOT / "node_modules"  # reveal.js and KaTeX, as `npm ci` installed them
 KATEX = NODE_MODULES / "katex"
+# Beside a lesson's sections: its frozen results, meant to be committed (deck.store.frozen);
+# not an input of the lesson's build (a build with `--freeze` writes it)
+FREEZE_FOLDER = "_freeze"
 
 # ---- the slide ------------------------------------------------------------------------------
 SLIDE_WIDTH = 1280  # CSS px; PDF slides are 960×540 pt

@@ -7,45 +7,86 @@ the writers), so it sees the new content."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
 from deck.errors import DeckError, Diagnostic
+from deck.execute.executor import Executor, LocalPool
+from deck.execute.thaw import FrozenSections
 from deck.model import Lesson, SectionResult
 from deck.options import Execution, Options
 from deck.progress import Progress, counted
 from deck.store.sections import DAMAGED, Store, cache_key, environment_fingerprint
 
+if TYPE_CHECKING:
+    from deck.execute.run import Job
+
 WRITE_ROUNDS = 2  # times a section runs again because another wrote what it read
 
 
-def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
-    """Results for every section: from the cache where it is still valid, else by running.
+@dataclass
+class Plan:
+    """What the cache and the frozen results hold of a lesson's sections, and the jobs to run
+    for the rest (each with why it runs)."""
 
-    Sections that ran successfully are saved to the cache even when another section failed,
-    so after the fix only the broken one runs again.
-    """
-    log = progress.log
-    fingerprint = environment_fingerprint(lesson)
+    store: Store
+    frozen: FrozenSections
+    results: dict[str, SectionResult] = field(default_factory=dict)
+    reused: list[str] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
+    why: dict[str, str] = field(default_factory=dict)
+
+
+def plan(lesson: Lesson, options: Options, log: Callable[[str], Any], dry: bool = False) -> Plan:
+    """Look every section up (the cache, then its frozen result); `dry`: only to know the jobs
+    (no frozen result is taken into the cache, nothing is said)."""
+    fingerprint = environment_fingerprint(lesson, (options.out, options.figures, options.cache))
     store = Store(options.cache, lesson.name, lesson.path, fingerprint)
-    results: dict[str, SectionResult] = {}
-    reused: list[str] = []
-    jobs = []
-    why: dict[str, str] = {}
+    found = Plan(store, FrozenSections(lesson, options, store, log, dry))
     for section in lesson.sections:
         key = cache_key(section, fingerprint)
         cached, reason = store.lookup(section, key)  # also learns how long it took last time
         if options.force:
             cached, reason = None, "--force"
+        if cached is None or options.frozen_only:
+            cached, reason = found.frozen.take(section, key, reason)
         if cached is not None:
-            results[section.name] = cached
-            reused.append(section.name)
-            log(f"  cached  {section.rel}  (ran in {cached.seconds:.1f} s when computed)")
+            found.results[section.name] = cached
+            found.reused.append(section.name)
+            if section.name not in found.frozen.taken and not dry:
+                log(f"  cached  {section.rel}  (ran in {cached.seconds:.1f} s when computed)")
             continue
-        if reason.startswith(DAMAGED):
+        if reason.startswith(DAMAGED) and not dry:
             detail = reason.removeprefix(DAMAGED).lstrip(": ")
             log(f"  note    cache entry for {section.name} damaged ({detail}): recomputing")
-        why[section.name] = reason
+        found.why[section.name] = reason
         from deck.execute.run import Job  # (not imported when every section is cached)
 
-        jobs.append(Job(section, key, store.figure_dir(key), store.last_seconds(section)))
+        job = Job(section, key, store.figure_dir(key), store.last_seconds(section))
+        found.jobs.append(job)
+    return found
+
+
+def pending(lesson: Lesson, options: Options) -> list[Job]:
+    """The sections of `lesson` a build would run (for a course to send them all at once)."""
+    return plan(lesson, options, lambda line: None, dry=True).jobs
+
+
+def execute(
+    lesson: Lesson, options: Options, progress: Progress, executor: Executor | None = None
+) -> Execution:
+    """Results for every section: from the cache where it is still valid, else by running
+    (on `executor`: this machine's workers unless one is given).
+
+    Sections that ran successfully are saved to the cache even when another section failed,
+    so after the fix only the broken one runs again.
+    """
+    log = progress.log
+    found = plan(lesson, options, log)
+    store, frozen, results, reused = found.store, found.frozen, found.results, found.reused
+    jobs, why = found.jobs, found.why
+    runner = executor or LocalPool(options.jobs)
 
     def finished(job: Job, outcome: SectionResult | Diagnostic, seconds: float) -> None:
         status = "failed" if isinstance(outcome, Diagnostic) else "ran"
@@ -55,16 +96,16 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
         log(f"  {status:6}  {job.section.rel}  ({shown})")
 
     executed: list[str] = []
-    problems: list[Diagnostic] = []
-    warnings: list[str] = []
+    problems: list[Diagnostic] = list(frozen.problems)  # --frozen-only: none may run
+    warnings: list[str] = list(frozen.warnings)
+    if problems:
+        raise DeckError(problems)
+    for note in frozen.notes():
+        log(note)
     for round_number in range(1 + WRITE_ROUNDS):
         outcomes = {}
         if jobs:
-            from deck.execute.run import run_sections
-
-            outcomes = run_sections(
-                lesson, jobs, options.jobs, finished, options.verbose, progress.step
-            )
+            outcomes = runner.run(lesson, jobs, finished, options.verbose, progress.step)
         for job in jobs:
             result = outcomes[job.section.name]
             executed.append(job.section.name)
@@ -87,7 +128,10 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
                     continue
                 why[section.name] = f"{stale} in this build"
                 key = results[section.name].key
-                jobs.append(Job(section, key, store.figure_dir(key), results[section.name].seconds))
+                last = results[section.name].seconds
+                from deck.execute.run import Job
+
+                jobs.append(Job(section, key, store.figure_dir(key), last))
         if not jobs:
             break
     if problems:
@@ -104,4 +148,6 @@ def execute(lesson: Lesson, options: Options, progress: Progress) -> Execution:
                 )
     for warning in warnings:
         log(warning)
-    return Execution(results, ran, why, tuple(reused), tuple(warnings))
+    if ran and not options.freeze:
+        frozen.stale(ran)  # (an author's reminder that _freeze/ no longer matches)
+    return Execution(results, ran, why, tuple(reused), tuple(warnings), tuple(frozen.taken))

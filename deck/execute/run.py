@@ -69,6 +69,8 @@ class SectionStep:
 
 
 OnProgress = Callable[[SectionStep], None]
+# told each job's outcome and seconds as it finishes (`run_sections`, the executors)
+Report = Callable[[Job, "SectionResult | Diagnostic", float], None]
 
 
 def threads_per_worker(workers: int) -> int:
@@ -191,14 +193,24 @@ def _run_worker(
         text = log_file.read_text("utf-8", "replace")
         if text.strip():
             sys.stderr.write(text)
-    result = _outcome(job, ended, result_file, log_file, verbose)
+    data: Any = None
+    if ended.returncode == 0:
+        try:
+            data = json.loads(result_file.read_text("utf-8"))
+        except (OSError, ValueError):
+            data = None
+    tail = log_tail(log_file) if ended.step.kind in ("start", "finish") else ""
+    result = outcome(job, ended, data, tail, verbose)
     tell(ended.step, "done", ok=not isinstance(result, Diagnostic))
     return result
 
 
-def _outcome(
-    job: Job, ended: Ended, result_file: Path, log_file: Path, verbose: bool = False
+def outcome(
+    job: Job, ended: Ended, data: Any, tail: str = "", verbose: bool = False
 ) -> dict[str, Any] | Diagnostic:
+    """What a worker's end means: its result (`data`, the worker's JSON, with its warnings
+    placed), or the problem at the step it was running (`tail`: the last line it printed,
+    for a crash outside the cells). Wherever the worker ran (`deck.execute.cluster`)."""
     step = ended.step
     places = Places(job.section)
     loc = places.step(step.kind, step.index, step.line)
@@ -216,12 +228,6 @@ def _outcome(
         else:
             message = f"the worker did not finish its {step.kind} step in {step.limit:g} s"
         return Diagnostic(loc, "timeout", message)
-    data: Any = None
-    if ended.returncode == 0:
-        try:
-            data = json.loads(result_file.read_text("utf-8"))
-        except (OSError, ValueError):
-            data = None
     if isinstance(data, dict) and "error" in data:
         err = data["error"]
         at, message, frames = places.error(err, step.kind, step.index)
@@ -242,7 +248,6 @@ def _outcome(
         "inline": "while this inline expression ran",
         "finish": "after the last cell",
     }[step.kind]
-    tail = log_tail(log_file) if step.kind in ("start", "finish") else ""
     return Diagnostic(loc, "crash", f"worker {where}: {cause}" + (f": {tail}" if tail else ""))
 
 

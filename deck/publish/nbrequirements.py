@@ -3,7 +3,8 @@ code imports (its cells and its own modules), pinned at the versions the build r
 student knows what to install before running the notebook.
 
 Read from what the sections recorded while they ran (`Dependency` kinds "installed": a
-top-level module from site-packages, and "dist": its distribution's RECORD), never from a scan
+top-level module from site-packages, and "dist": its distribution's RECORD; for a result computed
+elsewhere, "module" and "version": its distribution and version), never from a scan
 of the environment: a package the lesson imports only through another is not listed (pip
 installs it with the first), and the standard library never is.
 """
@@ -71,9 +72,16 @@ def requirements(built: Built) -> str:
         wanted |= imported_names(text)
     installed: set[str] = set()
     dists: dict[str, tuple[str, str, Path]] = {}  # normal name → (name, version, dist-info)
+    owned: dict[str, str] = {}  # a result computed elsewhere: module → its distribution
+    versions: dict[str, str] = {}  # … and that distribution's version
     for result in built.results.values():
         for dep in result.deps:
-            if dep.kind == "installed":
+            if dep.kind == "module":
+                installed.add(dep.name)
+                owned[dep.name] = dep.path
+            elif dep.kind == "version":
+                versions[dep.path] = dep.sha256
+            elif dep.kind == "installed":
                 installed.add(dep.name)
             elif dep.kind == "dist":
                 info = Path(dep.path).parent
@@ -84,6 +92,10 @@ def requirements(built: Built) -> str:
     for module in sorted(wanted & installed):
         if module == "deck":
             continue  # (shipped in code/ itself)
+        if module in owned and owned[module] in versions:
+            dist = owned[module]
+            pins[normal(dist)] = f"{dist}=={versions[dist]}"
+            continue
         owner = dists.get(normal(module))
         if owner is None:  # a module named otherwise than its distribution (PIL: pillow)
             owner = next((d for d in dists.values() if module in top_levels(d[2])), None)

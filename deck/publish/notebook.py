@@ -20,14 +20,14 @@ from deck.options import Options
 from deck.progress import Progress
 from deck.publish.exporter import DECK, Built, Exported, file_digest
 from deck.store.files import content_hash
-from deck.theme import ENGINE, STATIC
+from deck.theme import ENGINE, FREEZE_FOLDER, STATIC
 
 if TYPE_CHECKING:
     from deck.model.document import Document
 
 CODE = "code"  # dist/<lesson>/code/: the notebook's first cell makes it the working directory
 IMPORTS_DECK = re.compile(r"^\s*(from|import)\s+deck\b", re.M)  # cells using `deck.show`
-SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
+SKIPPED = {"__pycache__", ".ipynb_checkpoints", FREEZE_FOLDER}  # (frozen results: no input)
 # `from deck.x import …` / `import deck.x, deck.y` at a line's start (a string that looks so
 # only ships one module more)
 DECK_IMPORT = re.compile(

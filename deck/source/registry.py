@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from deck.options import UsageError
+from deck.theme import FREEZE_FOLDER
 
 if TYPE_CHECKING:
     from deck.model import Lesson
@@ -144,9 +145,13 @@ class LessonFolder:
         return load_lesson(self.path)
 
     def inputs(self, hasher: FileHasher) -> dict[str, str]:
-        """The folder's files, and a `_quarto.yml` in `content/` (its options apply)."""
+        """The folder's files but its frozen results (a section taken from them depends on
+        its own file: deck.store.frozen), and a `_quarto.yml` in `content/` (its options
+        apply)."""
         texts = [p.read_text("utf-8", "replace") for p in sorted(self.path.glob("*.md"))]
-        files = {**hasher.tree(self.path), **environment_inputs(texts)}
+        tree = hasher.tree(self.path)
+        files = {k: v for k, v in tree.items() if not k.startswith(f"{FREEZE_FOLDER}/")}
+        files.update(environment_inputs(texts))
         for name in PROJECT_FILES:
             files["$project:" + name] = hasher.file(self.path.parent / name)
         return files
@@ -158,7 +163,7 @@ class LessonFolder:
             parts = path.relative_to(self.path).parts
         except ValueError:
             return False
-        return not hidden(parts)
+        return not hidden(parts) and parts[:1] != (FREEZE_FOLDER,)
 
 
 @dataclass(frozen=True)

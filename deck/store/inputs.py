@@ -10,10 +10,14 @@ by the same function in the worker (when recording) and here (when checking):
 - "glob": the files matching a pattern of the cell option `inputs`;
 - "stat": whether a path the section tested (`os.stat`, `os.path.exists`, `Path.is_file`, …)
   is absent, a folder, or a file with that identity;
-- "env": the value of an environment variable the section read (absent is a value too).
+- "env": the value of an environment variable the section read (absent is a value too);
+- "version": the version of an installed distribution, for a result computed elsewhere (a
+  frozen result, a cluster's worker: `deck.store.portable`): another version installed here
+  means it no longer holds; none installed means it stands (this machine could not compute it).
 
-"output" (a file the section wrote) always holds; "unknown" (a child process, native code,
-a socket: inputs the engine cannot see) never does.
+"output" (a file the section wrote) and "module" (a module a result computed elsewhere imported
+from the distribution `path`: its "version" is checked) always hold; "unknown" (a child
+process, native code, a socket: inputs the engine cannot see) never does.
 """
 
 from __future__ import annotations
@@ -84,10 +88,28 @@ def env_state(name: str, environ: Mapping[str, str] = os.environ) -> str:
     return "" if value is None else text_state(value)
 
 
+def version_state(name: str, seen: dict[str, str] | None = None) -> str:
+    """The version of the installed distribution `name`, "" when none is (read from its
+    metadata: nothing is imported)."""
+    if seen is not None and f"version:{name}" in seen:
+        return seen[f"version:{name}"]
+    from importlib import metadata
+
+    try:
+        version = metadata.version(name) or ""
+    except (metadata.PackageNotFoundError, ValueError):
+        version = ""
+    if seen is not None:
+        seen[f"version:{name}"] = version
+    return version
+
+
 def state(dep: Dependency, base: Path, seen: dict[str, str] | None = None) -> str:
     """The state of a dependency of a state kind, as it is now (`seen`: installed_state's)."""
     if dep.kind == "env":
         return env_state(dep.path)
+    if dep.kind == "version":
+        return version_state(dep.path, seen)
     if dep.kind == "installed":
         return installed_state(dep.path.split("\n"), seen)
     if dep.kind == "glob":
@@ -96,7 +118,7 @@ def state(dep: Dependency, base: Path, seen: dict[str, str] | None = None) -> st
     return listing_state(path) if dep.kind == "listing" else stat_state(path)
 
 
-STATE_KINDS = ("installed", "listing", "glob", "stat", "env")
+STATE_KINDS = ("installed", "listing", "glob", "stat", "env", "version")
 
 
 def check(
@@ -104,13 +126,14 @@ def check(
 ) -> tuple[str, Dependency]:
     """("", dep) when `dep` is as recorded (dep with a fresh stat if it had to be hashed),
     else (why it is not, dep). `seen` lets one check of many dependencies stat a file once."""
-    if dep.kind == "output":
+    if dep.kind in ("output", "module"):  # ("module": a result computed elsewhere)
         return "", dep
     if dep.kind == "unknown":
         return f"{UNKNOWN}: {dep.path} at {dep.name}", dep
     if dep.kind in STATE_KINDS:
         now = state(dep, base, seen)
-        return ("" if now == dep.sha256 else _state_changed(dep, now)), dep
+        holds = now == dep.sha256 or (dep.kind == "version" and now == "")  # (none installed)
+        return ("" if holds else _state_changed(dep, now)), dep
     if dep.mtime_ns == -2:
         return f"{dep.name} changed while the section ran", dep
     path = base / dep.path  # an absolute dep.path stays as it is
@@ -134,6 +157,8 @@ def _state_changed(dep: Dependency, now: str) -> str:
         return f"environment variable {dep.name} changed"
     if dep.kind == "installed":
         return f"installed files of {dep.name} changed"
+    if dep.kind == "version":
+        return f"{dep.name} computed it, {dep.path} {now} is installed here"
     if dep.kind == "glob":
         return f"the files matching {dep.name} changed"
     if dep.kind == "listing":

@@ -35,7 +35,24 @@ SCHEMA = 3
 KEYED_OPTIONS = ("label", "timeout", "error", "fig-width", "fig-height", "inputs")
 
 
-def environment_fingerprint(lesson: Lesson) -> str:
+def lesson_modules(lesson: Lesson, skip: tuple[Path, ...] = ()) -> list[Path]:
+    """The lesson's Python modules: every `.py` file in its folder but widget kinds' checks
+    (run by render, not by cells), `__pycache__` and the build's own folders (`skip`: a `.qmd`'s
+    folder may hold its dist/, whose `code/` copies the modules)."""
+    checks = {kind.source for kind in lesson.widgets}
+    skipped = [p.resolve() for p in skip]
+    found = []
+    for path in sorted(lesson.path.rglob("*.py")):
+        real = path.resolve()
+        if "__pycache__" in path.parts or real in checks:
+            continue
+        if any(folder in real.parents for folder in skipped):
+            continue
+        found.append(path)
+    return found
+
+
+def environment_fingerprint(lesson: Lesson, skip: tuple[Path, ...] = ()) -> str:
     """What all sections of a lesson share that is known before running: Python, the lesson's
     modules and the exec settings that change results."""
     h = hashlib.sha256()
@@ -49,11 +66,9 @@ def environment_fingerprint(lesson: Lesson) -> str:
     from deck.host import kernel_selectors  # (light: reads /proc/cpuinfo and os.environ)
 
     h.update(json.dumps(kernel_selectors(), sort_keys=True).encode())  # another CPU's kernels
-    widget_checks = {kind.source for kind in lesson.widgets}  # run by render, not by cells
-    for path in sorted(lesson.path.rglob("*.py")):
-        if "__pycache__" not in path.parts and path.resolve() not in widget_checks:
-            rel = path.relative_to(lesson.path).as_posix()
-            h.update(rel.encode() + b"\0" + path.read_bytes())
+    for path in lesson_modules(lesson, skip):
+        rel = path.relative_to(lesson.path).as_posix()
+        h.update(rel.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 

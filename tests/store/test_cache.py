@@ -76,6 +76,7 @@ def test_unchanged_rebuild_imports_no_torch_and_reruns_nothing(tmp_path: Path):
     assert first["executed"] == ["torchy/01-tensor"] and first["reasons"] == {
         "torchy/01-tensor": "new"
     }
+    assert not {"dask", "distributed"} & set(first["heavy"])  # (--executor dask:// only)
     again = build_report_in_new_process(tmp_path, "torchy")  # up to date: nothing looked up or run
     assert (again["ok"], again["executed"], again["up_to_date"]) == (True, [], ["torchy"])
     assert again["heavy"] == []

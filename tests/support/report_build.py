@@ -34,7 +34,11 @@ try:
     answer = {"ok": True, **report.to_json()}
 except DeckError as exc:
     answer = {"ok": False, "errors": [str(d) for d in exc.diagnostics]}
-heavy = [m for m in ("torch", "matplotlib", "numpy", "playwright", "nbformat") if m in sys.modules]
+heavy = [
+    m
+    for m in ("torch", "matplotlib", "numpy", "playwright", "nbformat", "dask", "distributed")
+    if m in sys.modules
+]
 print(json.dumps({**answer, "log": log, "heavy": heavy}))
 """
 
