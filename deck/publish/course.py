@@ -17,7 +17,6 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deck.model.document import Aside, DocSlide, Document, walk
 from deck.options import Options
 from deck.publish.coursetitle import rendered_title, shown_title
 from deck.store.files import write_atomic
@@ -26,6 +25,7 @@ from deck.theme import NOTE_MINUTES, STATIC
 
 if TYPE_CHECKING:
     from deck.model import Lesson
+    from deck.model.document import DocSlide, Document
     from deck.publish.coursefile import CourseConfig
     from deck.render.deck import RenderedDeck
 
@@ -43,6 +43,8 @@ def slide_seconds(slide: DocSlide) -> int:
     if timing is not None:
         number = re.match(r"\s*([-+]?\d+)", str(timing))
         return int(number.group(1)) if number else 0
+    from deck.model.document import Aside, walk  # (a build that renders: not the no-change path)
+
     notes = [n for n in walk(slide.blocks) if isinstance(n, Aside) and n.kind == "notes"]
     if not notes:
         return 0
