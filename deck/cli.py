@@ -84,6 +84,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--port", default="8000", metavar="P", help="port for --serve (default 8000; 0: any free)"
     )
+    p.add_argument(
+        "--classroom",
+        action="store_true",
+        help="with --serve: serve the room's network; students' devices follow the presenter "
+        "and vote, the presenter's ink is kept (the presenter's address, with its secret, is "
+        "printed; docs/guide/classroom.md)",
+    )
+    p.add_argument(
+        "--host",
+        metavar="ADDR",
+        help="with --classroom: the address to serve and give students (default: every "
+        "interface, and this machine's address on its network)",
+    )
     p.add_argument("--force", action="store_true", help="re-run every cell, ignoring the cache")
     p.add_argument(
         "--jobs",
@@ -173,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"{flag} must be a number of 0 or more, not {value}")
     if args.compare is not None and args.serve:
         p.error("--compare reports on one build: not with --serve")
+    if args.classroom and not args.serve:
+        p.error("--classroom needs --serve")
+    if args.host is not None and not args.classroom:
+        p.error("--host needs --classroom (the preview alone serves 127.0.0.1 only)")
     outputs = None
     if args.to is not None:
         try:
@@ -231,14 +248,15 @@ def main(argv: list[str] | None = None) -> int:
         first = replace(options, pdf=False, course=False, lint=False)
         later = replace(first, force=False)
         builds = iter([first])
+        say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+        rebuild = lambda: build(names, next(builds, later), LogOnly(log))  # noqa: E731
         try:
-            serve(
-                lambda: build(names, next(builds, later), LogOnly(log)),
-                sources,
-                args.out,
-                parse_port(args.port),
-                lambda message: print(message, file=sys.stderr, flush=True),
-            )
+            if args.classroom:
+                from deck.classroom.serve import serve_classroom
+
+                serve_classroom(rebuild, sources, args.out, parse_port(args.port), say, args.host)
+            else:
+                serve(rebuild, sources, args.out, parse_port(args.port), say)
         except ServeError as exc:
             print(f"build.py: error: {exc}", file=sys.stderr)
             return 2

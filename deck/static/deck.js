@@ -134,6 +134,7 @@
         if (quizMode === "poll") {
           setVotes(button, votes(button) + 1);
           showTotal(quiz);
+          window.deckPresent.refreshSpeaker(); // (present.js published the click before this)
           return;
         }
         var right = button.dataset.correct === "true";
@@ -300,7 +301,7 @@
   if (!printing) plugins.push(RevealSearch, RevealZoom, RevealMenu, RevealChalkboard);
 
   // A .qmd's presentation options (slide-number, controls, progress) over the deck's own.
-  Reveal.initialize(Object.assign({
+  var revealConfig = Object.assign({
     width: 1280,
     height: 720,
     margin: printing ? 0 : 0.04,
@@ -338,7 +339,9 @@
       eraser: { src: asset("chalkboard/img/sponge.png"), radius: 20 },
       background: ["rgba(127,127,127,.1)", asset("chalkboard/img/blackboard.png")],
     },
-  }, (window.deckOptions || {}).reveal));
+  }, (window.deckOptions || {}).reveal);
+  if (window.deckRevealTweak) window.deckRevealTweak(revealConfig); // the classroom's pages
+  Reveal.initialize(revealConfig);
 
   // ---- search (reveal's plugin, Ctrl+Shift+F) ----------------------------------------------
   // It also searches the speaker notes, which the slide does not show: when the slide it

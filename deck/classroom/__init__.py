@@ -1,0 +1,3 @@
+"""Classroom mode (`--serve --classroom`): the preview served to the room's network, students'
+devices following the presenter and voting, the lecturer's ink kept, live cells, and what is
+written after class."""

@@ -1,0 +1,297 @@
+"""The classroom's HTTP server: the preview's (deck.preview.server), on the room's network.
+
+Anyone who can reach it reads the deck (the audience page: no speaker notes, no answers before
+the lecturer reveals them) and casts votes; only the presenter, whose browser holds the secret
+printed in the terminal (a cookie set by `/__deck/lead?key=…`), moves the slides, steers the
+polls, draws ink and runs cells. Every request names an IP address or localhost as its Host
+and, from a page, this server as its Origin; bodies are JSON of a bounded size; each device's
+votes are rate-limited; the connections open at once are bounded; a client that stops reading
+(or never finishes its request) is dropped after `timeout` seconds. The routes are in
+routes.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import threading
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote
+
+from deck.classroom import guard, page, routes
+from deck.classroom.room import Classroom, Refused
+from deck.preview.server import (
+    EVENTS,
+    LAYOUT,
+    MAX_URL,
+    OVERFLOW,
+    STATUS,
+    Handler,
+    Log,
+    PreviewServer,
+    Status,
+    client,
+    inject,
+)
+from deck.strings import table_language, tables
+from deck.theme import SLIDE_VIEWPORT, STATIC
+
+NOT_FOR_AUDIENCE = {".pdf", ".ipynb", ".pptx", ".py", ".csv"}  # notes.pdf holds the answer key
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one client may ask of the server."""
+
+    connections: int = 1000  # open at once (each stream holds one)
+    timeout: float = 20.0  # seconds a client may take to send its request or read what it is sent
+    votes_burst: float = 5.0  # votes a device may cast at once,
+    votes_per_second: float = 1.0  # then this many a second
+
+
+class RoomHandler(Handler):
+    server: RoomServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.limits.timeout)
+
+    # ---- who asks ----------------------------------------------------------------------
+
+    def host_allowed(self) -> bool:
+        return guard.host_allowed(self.headers.get("Host"), self.server.server_port)
+
+    def origin_allowed(self) -> bool:
+        return guard.origin_allowed(self.headers.get_all("Origin"), self.headers.get("Host"))
+
+    def cookie(self, name: str) -> str | None:
+        return guard.cookies(self.headers.get("Cookie")).get(name)
+
+    @property
+    def lead(self) -> bool:
+        return self.server.keys.is_lead(self.cookie(self.server.lead_cookie))
+
+    def device(self) -> str | None:
+        return self.server.keys.device(self.cookie(guard.DEVICE_COOKIE))
+
+    # ---- GET ---------------------------------------------------------------------------
+
+    def answer(self, with_body: bool) -> None:
+        if len(self.path) > MAX_URL:
+            self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
+            return
+        if not self.host_allowed():
+            self.send_error(HTTPStatus.FORBIDDEN, "Host must name this server by its address")
+            return
+        route, _, query = self.path.partition("?")
+        route = route.split("#", 1)[0]
+        asked = {k: v[0] for k, v in parse_qs(query, max_num_fields=8).items()}
+        if route == routes.LEAD:
+            self.enter_lead(asked.get("key"), asked.get("lesson"))
+        elif route.startswith(routes.ROOM):
+            self.refusing(
+                lambda: routes.get(self, route.removeprefix(routes.ROOM), asked, with_body)
+            )
+        elif self.lead:
+            super().answer(with_body)
+        elif route == "/":
+            self.to_lesson(None)
+        elif route in (STATUS, EVENTS) or not self.audience_may(route):
+            self.send_error(HTTPStatus.NOT_FOUND)
+        else:
+            super().answer(with_body)
+
+    def audience_may(self, route: str) -> bool:
+        """A file of a served lesson's deck that is not for the lecturer alone."""
+        parts = unquote(route, errors="replace").strip("/").split("/")
+        if parts[0] not in self.server.status.as_dict()["lessons"]:
+            return False
+        rest = parts[1:]
+        if rest[:1] == ["code"] or rest == ["values.json"]:
+            return False
+        return not rest or Path(rest[-1]).suffix.lower() not in NOT_FOR_AUDIENCE
+
+    def enter_lead(self, key: str | None, lesson: str | None) -> None:
+        if not self.server.keys.is_lead(key):
+            self.server.log(f"classroom: a wrong presenter key from {self.client_address[0]}")
+            self.send_error(HTTPStatus.FORBIDDEN, "not the presenter's key")
+            return
+        cookie = f"{self.server.lead_cookie}={key}; Path=/; HttpOnly; SameSite=Strict"
+        self.to_lesson(lesson, {"Set-Cookie": cookie})
+
+    def to_lesson(self, lesson: str | None, headers: dict[str, str] | None = None) -> None:
+        lessons = sorted(self.server.status.as_dict()["lessons"])
+        target = lesson if lesson in lessons else (lessons[0] if lessons else None)
+        self.send_response(HTTPStatus.SEE_OTHER)
+        self.send_header("Location", f"/{quote(target)}/" if target else "/")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Length", "0")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+
+    def serve_page(self, path: Path, data: bytes, with_body: bool) -> None:
+        lesson = path.parent.relative_to(self.root()).as_posix()
+        digest = hashlib.blake2b(data, digest_size=12).hexdigest()
+        text = data.decode("utf-8", errors="replace")
+        lang = self.server.lang(text)
+        extra = {"X-Deck-Page": digest}
+        config = routes.client_config(self.server, lesson, lang, self.lead)
+        if self.lead:
+            known = self.server.status.as_dict()["lessons"].get(lesson, {})
+            live: dict[str, Any] = {"events": EVENTS, "lesson": lesson, "page": digest}
+            live.update(files=known.get("files"), layout=LAYOUT, lint=OVERFLOW)
+            live.update(viewport=SLIDE_VIEWPORT)
+            snippet = client(live) + self.server.script("DECK_ROOM", config, "lead")
+        else:
+            text = page.audience_page(text)
+            snippet = self.server.script("DECK_ROOM", config, "audience")
+            if self.device() is None:
+                extra["Set-Cookie"] = (
+                    f"{guard.DEVICE_COOKIE}={self.server.keys.new_device()}; Path=/; "
+                    "HttpOnly; SameSite=Strict; Max-Age=43200"
+                )
+        body = inject(text, snippet).encode("utf-8")
+        self.reply(body, "text/html; charset=utf-8", with_body, headers=extra)
+
+    # ---- POST --------------------------------------------------------------------------
+
+    def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+        if len(self.path) > MAX_URL:
+            self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
+            return
+        if not self.host_allowed() or not self.origin_allowed():
+            self.send_error(HTTPStatus.FORBIDDEN, "Origin must be this server's own")
+            return
+        route = self.path.split("?", 1)[0]
+        if route == LAYOUT:
+            if self.lead:
+                super().do_POST()
+            else:
+                self.send_error(HTTPStatus.FORBIDDEN)
+            return
+        if not route.startswith(routes.ROOM):
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return
+        self.refusing(lambda: routes.post(self, route.removeprefix(routes.ROOM)))
+
+    def body(self, most: int) -> Any:
+        """The request's JSON body, of at most `most` bytes (else Refused: 411, 413, 400)."""
+        kind = self.headers.get("Content-Type", "").split(";")[0].strip()
+        if kind != "application/json":
+            raise Refused(415, "JSON only")
+        lengths = self.headers.get_all("Content-Length") or []
+        if not lengths or "Transfer-Encoding" in self.headers:
+            raise Refused(411, "a Content-Length is needed")
+        if len(lengths) != 1 or not lengths[0].isdigit() or len(lengths[0]) > 12:
+            raise Refused(400, "Content-Length must be a number of bytes")
+        size = int(lengths[0])
+        if size > most:
+            self.close_connection = True  # (its body is never read)
+            raise Refused(413, f"at most {most} bytes")
+        try:
+            return json.loads(self.rfile.read(size))
+        except (ValueError, UnicodeDecodeError):
+            raise Refused(400, "not JSON") from None
+
+    def refusing(self, work: Any) -> None:
+        try:
+            work()
+        except Refused as refused:
+            self.send_error(refused.status, str(refused))
+
+    def send_json(self, value: Any, code: int = 200, headers: dict[str, str] | None = None) -> None:
+        body = json.dumps(value, ensure_ascii=False).encode()
+        self.reply(body, "application/json", True, code, headers)
+
+
+class RoomServer(PreviewServer):
+    """The preview's server on `host`, with the classroom's rooms and guards; it learns each
+    build the preview serves from its status (a thread of its own)."""
+
+    def __init__(
+        self,
+        port: int,
+        out: Path,
+        status: Status,
+        log: Log,
+        host: str,
+        join_host: str,
+        keys: guard.Keys,
+        limits: Limits,
+        record: Path | None = None,
+    ) -> None:
+        self.keys = keys
+        self.limits = limits
+        self.join_host = join_host
+        self.classroom = Classroom()
+        self.gate = guard.Gate(limits.connections)
+        self.votes = guard.RateLimit(limits.votes_burst, limits.votes_per_second)
+        self.record = record
+        self.scripts: dict[str, str] = {}
+        self.running_cell = threading.Lock()
+        super().__init__(port, out, status, log, host, RoomHandler)
+        self.lead_cookie = f"{guard.LEAD_COOKIE}_{self.server_port}"
+        self.follower = threading.Thread(target=self.follow_builds, name="deck-room", daemon=True)
+        self.follower.start()
+
+    def server_bind(self) -> None:
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        super().server_bind()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.gate.enter():  # too many open: refused at once, nothing read
+            try:
+                request.setblocking(False)
+                request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.gate.leave()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.gate.leave()
+
+    def follow_builds(self) -> None:
+        version = None
+        while not self.status.closed:
+            status = self.status.wait_after(version, timeout=15)
+            if status is None:
+                continue
+            version = status["version"]
+            for lesson, info in status["lessons"].items():
+                routes.learn_build(self, lesson, info["page"])
+
+    def lang(self, text: str) -> str:
+        start = text.find('<html lang="')
+        return text[start + 12 : text.find('"', start + 12)] if start >= 0 else "en"
+
+    def script(self, name: str, config: dict, role: str) -> str:
+        """The room's client for `role` (read once: static/room.js and its role's part)."""
+        if role not in self.scripts:
+            parts = ["room.js", *(["roomlead.js"] if role == "lead" else [])]
+            self.scripts[role] = "\n".join((STATIC / p).read_text("utf-8") for p in parts)
+            self.scripts["css"] = (STATIC / "room.css").read_text("utf-8")
+        return page.config_script(name, config, self.scripts[role], self.scripts["css"])
+
+    def shutdown(self) -> None:
+        self.classroom.close()
+        super().shutdown()
+
+    def text(self, lang: str) -> dict[str, Any]:
+        """The room's words, as the page's strings.js reads them: the deck's language's table
+        and English's (what the first lacks, and each message's arguments)."""
+        own = table_language(lang)
+        return {name: tables()[name].get("room", {}) for name in sorted({own, "en"})}
