@@ -96,7 +96,7 @@ class RoomHandler(Handler):
             self.refusing(
                 lambda: routes.get(self, route.removeprefix(routes.ROOM), asked, with_body)
             )
-        elif self.lead:
+        elif self.lead or route == "/favicon.ico":
             super().answer(with_body)
         elif route == "/":
             self.to_lesson(None)

@@ -306,6 +306,8 @@
       });
       loadInk();
     }
-    connect();
+    // (The speaker view's slide previews listen to nothing: with the presenter's own two
+    // streams, theirs would take the six connections a browser opens to one server.)
+    if (!receiver) connect();
   });
 })();

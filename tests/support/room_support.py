@@ -1,0 +1,142 @@
+"""A classroom server on loopback for the tests (deck.classroom): a built lesson served in a
+thread, and plain HTTP requests to it with the headers a test chooses."""
+
+from __future__ import annotations
+
+import http.client as httpclient
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deck.classroom.guard import Keys
+from deck.classroom.serve import room_server
+from deck.classroom.server import Limits
+from deck.preview.serve import Preview, running
+from deck.source.registry import LessonFolder
+from fixture_build import Built, copy_fixture, run_cli
+
+KEY = "presenter-key-of-the-tests"
+
+
+def build_room(root: Path, name: str = "room") -> Built:
+    """The `room` fixture lesson (a cell, a fragment, two quizzes, notes) built without PDFs."""
+    copy_fixture("room", root)
+    if name != "room":
+        (root / "content" / "room").rename(root / "content" / name)
+    ran = run_cli(root, name, "--no-pdf")
+    assert ran.returncode == 0, ran.stderr
+    return Built(root, name, ran)
+
+
+@dataclass
+class Served:
+    preview: Preview
+    lesson: str
+    lines: list[str]
+
+    @property
+    def port(self) -> int:
+        return self.preview.server.server_port
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def lead_url(self) -> str:
+        return f"{self.origin}/__deck/lead?key={KEY}&lesson={self.lesson}"
+
+    @property
+    def audience_url(self) -> str:
+        return f"{self.origin}/{self.lesson}/"
+
+    @property
+    def lead_cookie(self) -> str:
+        return f"deck_lead_{self.port}={KEY}"
+
+    @property
+    def classroom(self) -> Any:
+        return self.preview.server.classroom  # type: ignore[attr-defined]
+
+
+@contextmanager
+def serve_room(
+    built: Built,
+    build: Callable[[], object] = lambda: None,
+    limits: Limits | None = None,
+) -> Iterator[Served]:
+    lines: list[str] = []
+    make = room_server("127.0.0.1", "127.0.0.1", Keys(KEY), limits or Limits(), None)
+    lesson = LessonFolder(built.lesson, built.root / "content" / built.lesson)
+    with running(build, [lesson], built.root / "dist", lines.append, 0, make) as preview:
+        served = Served(preview, built.lesson, lines)
+        wait_for(lambda: served.classroom.rooms.get(built.lesson), 60)
+        yield served
+
+
+def wait_for(predicate: Callable[[], object], seconds: float = 30.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError("timed out")
+
+
+def http(
+    served: Served,
+    method: str,
+    path: str,
+    body: Any = None,
+    headers: Mapping[str, str | None] | None = None,
+    timeout: float = 10.0,
+) -> tuple[int, dict[str, str], bytes]:
+    """One request; `body` is sent as JSON (bytes as they are). Host is the server's own and
+    a POST names the server as its Origin, unless `headers` says otherwise (None: no such
+    header)."""
+    connection = httpclient.HTTPConnection("127.0.0.1", served.port, timeout=timeout)
+    try:
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+        sent: dict[str, str | None] = {"Host": f"127.0.0.1:{served.port}"}
+        if method == "POST":
+            sent.update({"Origin": served.origin, "Content-Type": "application/json"})
+        sent.update(headers or {})
+        connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        for name, value in sent.items():
+            if value is not None:
+                connection.putheader(name, value)
+        if data is not None:
+            connection.putheader("Content-Length", str(len(data)))
+        connection.endheaders(data)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def device_cookie(served: Served) -> str:
+    """A new device's cookie, as the audience page hands it out."""
+    code, headers, _ = http(served, "GET", f"/{served.lesson}/")
+    assert code == 200, code
+    return headers["Set-Cookie"].split(";")[0]
+
+
+def vote(served: Served, device: str, quiz: int, choice: int) -> int:
+    body = {"lesson": served.lesson, "quiz": quiz, "choice": choice}
+    return http(served, "POST", "/__deck/room/vote", body, {"Cookie": device})[0]
+
+
+def lead(served: Served, route: str, body: dict[str, Any]) -> tuple[int, Any]:
+    code, _, data = http(
+        served,
+        "POST",
+        f"/__deck/room/{route}",
+        {"lesson": served.lesson, **body},
+        {"Cookie": served.lead_cookie},
+    )
+    return code, json.loads(data) if code == 200 else data
