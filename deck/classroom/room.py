@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,7 @@ class Room:
     ink_seq: int = 0
     storage: bytes | None = None  # the presenter's last saved drawings (the chalkboard's JSON)
     storage_upto: int = 0  # the ink event that storage holds up to
+    ink_saves: int = 0  # one more each time the presenter saves the drawings
     live: dict[int, str] = field(default_factory=dict)  # slide → its HTML after a live run
     live_audience: dict[int, str] = field(default_factory=dict)  # the same, as devices see it
     live_version: int = 0
@@ -125,12 +127,22 @@ class Classroom:
             room.version += 1
         self.changed.notify_all()
 
-    def built(self, lesson: str, page: str, quizzes: list[QuizInfo], locs: list[dict]) -> None:
+    def built(
+        self,
+        lesson: str,
+        page: str,
+        quizzes: list[QuizInfo],
+        locs: list[dict],
+        ink: Callable[[], bytes | None] = lambda: None,
+    ) -> None:
         """A build of `lesson` is served now: its quizzes are known again. A poll's votes stay
         while its quiz keeps its place and choices; a live run's slides go (the page has the
-        code that was saved, or the lesson as it is)."""
+        code that was saved, or the lesson as it is). A new room starts with the ink a lecture
+        kept (`ink`)."""
         with self.changed:
-            room = self.rooms.setdefault(lesson, Room(lesson))
+            room = self.rooms.get(lesson)
+            if room is None:
+                room = self.rooms[lesson] = Room(lesson, storage=ink())
             if room.page == page:
                 return
             same = [
@@ -199,6 +211,7 @@ class Classroom:
         with self.changed:
             room = self.room(lesson)
             room.storage, room.storage_upto = storage, min(upto, room.ink_seq)
+            room.ink_saves += 1
 
     def ink_since(self, room: Room, seq: int) -> list[Any] | None:
         """The ink events after `seq` (call with the condition held); None when some of them

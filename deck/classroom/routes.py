@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from deck.classroom import page, qr
 from deck.classroom.guard import RateLimit
+from deck.classroom.record import load_ink, record_folder
 from deck.classroom.room import Classroom, Refused, Room
 
 ROOM = "/__deck/room/"
@@ -91,7 +92,8 @@ def learn_build(server: RoomServer, lesson: str, digest: str) -> None:
     quizzes = page.quizzes(text) if text else []
     if len(locs) != len(quizzes):  # (a page and its values from two builds: the page wins)
         locs = [{} for _ in quizzes]
-    server.classroom.built(lesson, digest, quizzes, locs)
+    kept = record_folder(server.out, lesson)
+    server.classroom.built(lesson, digest, quizzes, locs, lambda: load_ink(kept))
 
 
 def number(value: Any, low: int = 0, high: int = 1 << 30) -> int:

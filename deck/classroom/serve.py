@@ -17,7 +17,7 @@ from deck.source.registry import Source
 
 
 def room_server(
-    host: str, join_host: str, keys: guard.Keys, limits: Limits, record: Path | None = None
+    host: str, join_host: str, keys: guard.Keys, limits: Limits, record: bool = True
 ) -> Callable[..., RoomServer]:
     """The factory the preview opens its server with."""
     return functools.partial(

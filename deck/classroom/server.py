@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote
 
 from deck.classroom import guard, page, routes
+from deck.classroom.record import Recorder, record_folder
 from deck.classroom.room import Classroom, Refused
 from deck.preview.server import (
     EVENTS,
@@ -223,7 +224,7 @@ class RoomServer(PreviewServer):
         join_host: str,
         keys: guard.Keys,
         limits: Limits,
-        record: Path | None = None,
+        record: bool = True,
     ) -> None:
         self.keys = keys
         self.limits = limits
@@ -231,11 +232,15 @@ class RoomServer(PreviewServer):
         self.classroom = Classroom()
         self.gate = guard.Gate(limits.connections)
         self.votes = guard.RateLimit(limits.votes_burst, limits.votes_per_second)
-        self.record = record
         self.scripts: dict[str, str] = {}
         self.running_cell = threading.Lock()
         super().__init__(port, out, status, log, host, RoomHandler)
         self.lead_cookie = f"{guard.LEAD_COOKIE}_{self.server_port}"
+        self.recorder = (
+            Recorder(self.classroom, lambda lesson: record_folder(out, lesson), log)
+            if record
+            else None
+        )
         self.follower = threading.Thread(target=self.follow_builds, name="deck-room", daemon=True)
         self.follower.start()
 
@@ -289,6 +294,8 @@ class RoomServer(PreviewServer):
     def shutdown(self) -> None:
         self.classroom.close()
         super().shutdown()
+        if self.recorder is not None:
+            self.recorder.close()  # the counts and the ink, as the lecture left them
 
     def text(self, lang: str) -> dict[str, Any]:
         """The room's words, as the page's strings.js reads them: the deck's language's table

@@ -180,3 +180,29 @@ def test_the_terminal_gives_the_presenters_and_the_students_addresses(tmp_path: 
         "presenter (keep private): http://127.0.0.1:8123/__deck/lead?key=k3y&lesson=room",
         "students join: http://192.168.1.20:8123/room/",
     ]
+
+
+def test_after_class_the_counts_are_written_beside_the_outputs_with_each_quizs_line(built: Built):
+    record = built.root / "dist" / "room.classroom"
+    with serve_room(built) as served:
+        devices = [device_cookie(served) for _ in range(3)]
+        for device, choice in zip(devices, (1, 1, 2), strict=True):
+            assert vote(served, device, 0, choice) == 200
+        assert vote(served, devices[0], 1, 2) == 200
+        assert lead(served, "poll", {"quiz": 0, "action": "step"})[0] == 200
+    # the server stopped: the counts as the lecture left them
+    data = json.loads((record / "votes.json").read_text("utf-8"))
+    lines = (built.root / "content" / "room" / "01-room.md").read_text().splitlines()
+    quiz_lines = [n + 1 for n, line in enumerate(lines) if line == "::: quiz"]
+    first, second = data["quizzes"]
+    assert first["loc"] == f"content/room/01-room.md:{quiz_lines[0]}"
+    assert second["loc"] == f"content/room/01-room.md:{quiz_lines[1]}"
+    assert (first["votes"], first["voters"], first["stage"]) == ([0, 2, 1], 3, "shown")
+    assert (first["choices"], first["answer"], first["answer_text"]) == (["3", "4", "5"], 1, "4")
+    assert second["votes"] == [0, 0, 1] and second["question"] == "Which number is even?"
+    rows = (record / "votes.csv").read_text("utf-8").splitlines()
+    assert rows[0] == "lesson,quiz,loc,slide,question,choice,text,right,votes"
+    assert rows[2] == f"room,1,content/room/01-room.md:{quiz_lines[0]},3,What is $2 + 2$?,B,4,yes,2"
+    assert not list(record.glob(".*"))  # no temporary file left
+    # a rebuild replaces dist/room/ and leaves the record alone
+    assert (built.root / "dist" / "room" / "index.html").is_file()

@@ -70,7 +70,7 @@ def serve_room(
     limits: Limits | None = None,
 ) -> Iterator[Served]:
     lines: list[str] = []
-    make = room_server("127.0.0.1", "127.0.0.1", Keys(KEY), limits or Limits(), None)
+    make = room_server("127.0.0.1", "127.0.0.1", Keys(KEY), limits or Limits())
     lesson = LessonFolder(built.lesson, built.root / "content" / built.lesson)
     with running(build, [lesson], built.root / "dist", lines.append, 0, make) as preview:
         served = Served(preview, built.lesson, lines)
