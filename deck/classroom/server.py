@@ -296,6 +296,23 @@ class RoomServer(PreviewServer):
         super().shutdown()
         if self.recorder is not None:
             self.recorder.close()  # the counts and the ink, as the lecture left them
+            self.annotate()
+
+    def annotate(self) -> None:
+        """The lecture's ink over its slides and handout (printed in a thread of its own: the
+        printer runs an event loop, which the caller's thread may already have)."""
+        from deck.classroom.annotate import after_class
+
+        def work() -> None:
+            for lesson in sorted(self.classroom.rooms):
+                try:
+                    after_class(self.out / lesson, record_folder(self.out, lesson), self.log)
+                except Exception as exc:  # a broken browser: the ink stays in ink.json
+                    self.log(f"note: classroom: no annotated PDFs for {lesson}: {exc}")
+
+        thread = threading.Thread(target=work, name="deck-room-annotate")
+        thread.start()
+        thread.join(600)
 
     def text(self, lang: str) -> dict[str, Any]:
         """The room's words, as the page's strings.js reads them: the deck's language's table

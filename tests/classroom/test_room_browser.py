@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from fixture_build import Built
-from room_support import Served, build_room, serve_room
+from room_support import Served, build_room, serve_room, wait_for
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -189,3 +189,50 @@ def test_a_phone_reads_the_slide_as_a_page_and_a_screen_reader_browses_it(room):
     popover = phone.locator(".deck-popover, [role=dialog]").first
     popover.wait_for(state="visible")
     assert "total" in popover.inner_text()
+
+
+HAS_INK = """() => { const data = JSON.parse(RevealChalkboard.getData())[0].data;
+  return data.some(d => d.slide.h === %d && d.events.some(e => e.type === 'draw')); }"""
+
+
+def test_ink_reaches_the_devices_is_kept_and_printed_in_the_annotated_slides(
+    browser: Browser, built: Built
+):
+    import pikepdf
+
+    record = built.root / "dist" / "room.classroom"
+    watch = Watch()
+    with serve_room(built) as served:
+        lead = browser.new_context(viewport={"width": 1280, "height": 720})
+        device = browser.new_context(viewport={"width": 1280, "height": 720})
+        try:
+            presenter = watch.page(lead, served.lead_url)
+            student = watch.page(device, served.audience_url)
+            presenter.evaluate(f"Reveal.slide({CELL})")
+            wait_at(student, CELL)
+            # the chalkboard plugin redraws a slide's ink 0.8 s after it is shown (its
+            # `transition`), ending a stroke begun before: the lecturer draws after that
+            presenter.wait_for_timeout(1000)
+            presenter.keyboard.press("c")  # the pen
+            presenter.mouse.move(400, 330)
+            presenter.mouse.down()
+            presenter.mouse.move(900, 330, steps=12)
+            presenter.mouse.up()
+            student.wait_for_function(HAS_INK % CELL)  # drawn on the student's screen too
+            wait_for(lambda: (record / "ink.json").is_file(), 10)  # saved as it was drawn
+            presenter.reload()  # ... and drawn again after a reload
+            presenter.wait_for_function("window.deckRoom && Reveal.isReady()")
+            presenter.wait_for_function(HAS_INK % CELL)
+            student.screenshot(path=str(record / "student-ink.png"))
+            assert watch.errors == []
+        finally:
+            lead.close()
+            device.close()
+    # the class is over: the slides with the ink, as vectors on the slide it was drawn on
+    with pikepdf.open(record / "slides-annotated.pdf") as pdf:
+        for page in pdf.pages:
+            page.contents_coalesce()
+        contents = [p.obj.Contents.read_bytes() for p in pdf.pages]
+    inked = [k for k, c in enumerate(contents) if b"/DeckInk BMC" in c]
+    assert inked == [CELL]
+    assert (record / "handout-annotated.pdf").is_file()
