@@ -254,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.classroom:
                 from deck.classroom.serve import serve_classroom
 
-                serve_classroom(rebuild, sources, args.out, parse_port(args.port), say, args.host)
+                port = parse_port(args.port)
+                serve_classroom(rebuild, sources, args.out, port, say, args.host, options=later)
             else:
                 serve(rebuild, sources, args.out, parse_port(args.port), say)
         except ServeError as exc:

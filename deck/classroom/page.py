@@ -145,6 +145,21 @@ def sections(text: str) -> list[str]:
     return [text[a:b] for a, b in scan(text).sections]
 
 
+REVEAL_SCRIPT = '<script src="assets/reveal/reveal.js"'
+
+
+def insert_client(text: str, snippet: str) -> str:
+    """`snippet` after the slides, before reveal.js loads (a slide's own scripts, such as its
+    values' sources, come earlier: a client there would go with the slide when it is
+    replaced); before the body's end in a page without reveal.js."""
+    at = text.find(REVEAL_SCRIPT)
+    if at < 0:
+        at = text.rfind("</body>")
+    if at < 0:
+        at = len(text)
+    return text[:at] + snippet + text[at:]
+
+
 def config_script(name: str, config: dict, script: str, style: str = "") -> str:
     """A script setting `window.<name>` and running `script` (and a style), for the page."""
     data = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")

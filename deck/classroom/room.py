@@ -13,6 +13,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from deck.classroom.page import QuizInfo, audience_page
@@ -61,6 +62,7 @@ class Room:
     live_audience: dict[int, str] = field(default_factory=dict)  # the same, as devices see it
     live_version: int = 0
     edits: dict[str, str] = field(default_factory=dict)  # cell → the code last run live
+    live_files: dict[str, Path] = field(default_factory=dict)  # figures a live run drew
     version: int = 0
     lead_version: int = 0
     watching: int = 0  # audience streams open
@@ -154,7 +156,7 @@ class Classroom:
             room.page, room.quizzes, room.locs = page, quizzes, locs
             room.live, room.live_audience = {}, {}
             room.live_version += 1
-            room.edits = {}
+            room.edits, room.live_files = {}, {}
             self.touch(room)
 
     def move(self, lesson: str, h: int, v: int, f: int | None) -> None:
@@ -222,9 +224,13 @@ class Classroom:
             return None
         return [event for n, event in room.ink if n > seq]
 
-    def relive(self, lesson: str, slides: dict[int, str], cell: str, code: str) -> None:
+    def relive(
+        self, lesson: str, slides: dict[int, str], cell: str, code: str, files: dict[str, Path]
+    ) -> None:
+        """A live run of `cell` with `code` changed `slides` (and drew `files`)."""
         with self.changed:
             room = self.room(lesson)
+            room.live_files = {**room.live_files, **files}
             room.live = {**room.live, **slides}
             stripped = {k: audience_page(v) for k, v in slides.items()}
             room.live_audience = {**room.live_audience, **stripped}

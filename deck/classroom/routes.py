@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 from email.message import Message
 from http import HTTPStatus
 from io import BufferedIOBase
@@ -20,6 +21,7 @@ from urllib.parse import quote
 
 from deck.classroom import page, qr
 from deck.classroom.guard import RateLimit
+from deck.classroom.live import LiveCells
 from deck.classroom.record import load_ink, record_folder
 from deck.classroom.room import Classroom, Refused, Room
 
@@ -39,6 +41,8 @@ class RoomServer(Protocol):
     join_host: str
     server_port: int
     votes: RateLimit
+    live: LiveCells | None
+    running_cell: threading.Lock
 
     def text(self, lang: str) -> dict[str, Any]: ...
 
@@ -128,6 +132,11 @@ def get(handler: RoomHandler, route: str, asked: dict[str, str], with_body: bool
             answer = {"storage": storage, "upto": room.storage_upto, "events": events}
             answer["seq"] = room.ink_seq
         handler.send_json(answer)
+    elif route == "cell" and handler.lead and server.live is not None:
+        cell = text(asked.get("cell"), 1000)
+        with server.classroom.changed:
+            code = server.classroom.room(lesson).edits.get(cell)
+        handler.send_json({"code": code if code is not None else server.live.code(lesson, cell)})
     elif route == "qr.svg" and handler.lead:
         url = qr.join_url(server.join_host, server.server_port, lesson)
         handler.reply(qr.qr_svg(url), "image/svg+xml", with_body)
@@ -176,6 +185,8 @@ def post(handler: RoomHandler, route: str) -> None:
         if not isinstance(events, list) or len(events) > 5000:
             raise Refused(400, "events: a list of at most 5000")
         handler.send_json({"seq": classroom.draw(lesson, events)})
+    elif route in ("run", "save"):
+        live_cell(handler, route, lesson, data)
     elif route == "ink/save":
         storage = data.get("storage")
         if not isinstance(storage, list):
@@ -185,6 +196,32 @@ def post(handler: RoomHandler, route: str) -> None:
         handler.send_json({})
     else:
         raise Refused(404, "no such room route")
+
+
+def live_cell(handler: RoomHandler, route: str, lesson: str, data: dict[str, Any]) -> None:
+    """Run a cell's edited code (`run`), or write the code it last ran to its file (`save`)."""
+    server = handler.server
+    if server.live is None:
+        raise Refused(404, "live cells are off")
+    cell = text(data.get("cell"), 1000)
+    if route == "save":
+        with server.classroom.changed:
+            code = server.classroom.room(lesson).edits.get(cell)
+        if code is None:
+            raise Refused(409, "run the cell before saving it")
+        handler.send_json({"saved": server.live.save(lesson, cell, code)})
+        return
+    code = text(data.get("code"), 1 << 20)
+    if not server.running_cell.acquire(blocking=False):
+        raise Refused(409, "another cell is running")
+    try:
+        shown = (server.out / lesson / "index.html").read_text("utf-8", errors="replace")
+        ran = server.live.run(lesson, cell, code, shown)
+        if not ran.errors:
+            server.classroom.relive(lesson, ran.slides, cell, code, ran.figures)
+    finally:
+        server.running_cell.release()
+    handler.send_json({"errors": ran.errors, "slides": sorted(ran.slides)})
 
 
 def changed(classroom: Classroom, room: Room, lead: bool, seen: tuple[int, int]) -> bool:

@@ -10,18 +10,31 @@ from collections.abc import Callable
 from pathlib import Path
 
 from deck.classroom import guard, qr
+from deck.classroom.live import LiveCells
 from deck.classroom.routes import LEAD
 from deck.classroom.server import Limits, RoomServer
+from deck.options import Options
 from deck.preview.serve import Build, Log, Preview, serve
 from deck.source.registry import Source
 
 
 def room_server(
-    host: str, join_host: str, keys: guard.Keys, limits: Limits, record: bool = True
+    host: str,
+    join_host: str,
+    keys: guard.Keys,
+    limits: Limits,
+    record: bool = True,
+    live: LiveCells | None = None,
 ) -> Callable[..., RoomServer]:
     """The factory the preview opens its server with."""
     return functools.partial(
-        RoomServer, host=host, join_host=join_host, keys=keys, limits=limits, record=record
+        RoomServer,
+        host=host,
+        join_host=join_host,
+        keys=keys,
+        limits=limits,
+        record=record,
+        live=live,
     )
 
 
@@ -44,13 +57,16 @@ def serve_classroom(
     host: str | None = None,
     stop: threading.Event | None = None,
     limits: Limits | None = None,
+    options: Options | None = None,
 ) -> None:
     """Serve `out` to the room (all IPv4 interfaces, or `host`), build now and after every
-    change, until Ctrl-C or `stop`."""
+    change, until Ctrl-C or `stop`; with `options` (the rebuilds'), the presenter runs edited
+    cells live."""
     keys = guard.Keys()
     join_host = host if host not in (None, "0.0.0.0", "") else qr.lan_address()
     assert join_host is not None
-    make = room_server(host or "0.0.0.0", join_host, keys, limits or Limits())
+    live = LiveCells(watched, options, log) if options is not None else None
+    make = room_server(host or "0.0.0.0", join_host, keys, limits or Limits(), live=live)
     names = [source.name for source in watched]
 
     def started(preview: Preview) -> None:

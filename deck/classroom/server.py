@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote
 
 from deck.classroom import guard, page, routes
+from deck.classroom.live import LiveCells
 from deck.classroom.record import Recorder, record_folder
 from deck.classroom.room import Classroom, Refused
 from deck.preview.server import (
@@ -36,7 +37,6 @@ from deck.preview.server import (
     PreviewServer,
     Status,
     client,
-    inject,
 )
 from deck.strings import table_language, tables
 from deck.theme import SLIDE_VIEWPORT, STATIC
@@ -135,6 +135,18 @@ class RoomHandler(Handler):
             self.send_header(name, value)
         self.end_headers()
 
+    def serve_file(self, route: str, with_body: bool) -> None:
+        """A figure a live cell drew anew is served from where it was drawn."""
+        parts = unquote(route, errors="replace").strip("/").split("/", 1)
+        with self.server.classroom.changed:
+            room = self.server.classroom.rooms.get(parts[0])
+            drawn = room.live_files.get(parts[1]) if room and len(parts) == 2 else None
+        if drawn is None:
+            super().serve_file(route, with_body)
+            return
+        kind = "image/svg+xml" if drawn.suffix == ".svg" else "image/png"
+        self.reply(drawn.read_bytes(), kind, with_body)
+
     def serve_page(self, path: Path, data: bytes, with_body: bool) -> None:
         lesson = path.parent.relative_to(self.root()).as_posix()
         digest = hashlib.blake2b(data, digest_size=12).hexdigest()
@@ -156,7 +168,7 @@ class RoomHandler(Handler):
                     f"{guard.DEVICE_COOKIE}={self.server.keys.new_device()}; Path=/; "
                     "HttpOnly; SameSite=Strict; Max-Age=43200"
                 )
-        body = inject(text, snippet).encode("utf-8")
+        body = page.insert_client(text, snippet).encode("utf-8")
         self.reply(body, "text/html; charset=utf-8", with_body, headers=extra)
 
     # ---- POST --------------------------------------------------------------------------
@@ -202,8 +214,9 @@ class RoomHandler(Handler):
     def refusing(self, work: Any) -> None:
         try:
             work()
-        except Refused as refused:
-            self.send_error(refused.status, str(refused))
+        except Refused as refused:  # said in JSON: the page shows it as text
+            self.close_connection = self.close_connection or refused.status == 413
+            self.send_json({"errors": [str(refused)]}, refused.status)
 
     def send_json(self, value: Any, code: int = 200, headers: dict[str, str] | None = None) -> None:
         body = json.dumps(value, ensure_ascii=False).encode()
@@ -225,6 +238,7 @@ class RoomServer(PreviewServer):
         keys: guard.Keys,
         limits: Limits,
         record: bool = True,
+        live: LiveCells | None = None,
     ) -> None:
         self.keys = keys
         self.limits = limits
@@ -234,6 +248,7 @@ class RoomServer(PreviewServer):
         self.votes = guard.RateLimit(limits.votes_burst, limits.votes_per_second)
         self.scripts: dict[str, str] = {}
         self.running_cell = threading.Lock()
+        self.live = live
         super().__init__(port, out, status, log, host, RoomHandler)
         self.lead_cookie = f"{guard.LEAD_COOKIE}_{self.server_port}"
         self.recorder = (
@@ -286,7 +301,7 @@ class RoomServer(PreviewServer):
     def script(self, name: str, config: dict, role: str) -> str:
         """The room's client for `role` (read once: static/room.js and its role's part)."""
         if role not in self.scripts:
-            parts = ["room.js", *(["roomlead.js"] if role == "lead" else [])]
+            parts = ["room.js", *(["roomlead.js", "roomcell.js"] if role == "lead" else [])]
             self.scripts[role] = "\n".join((STATIC / p).read_text("utf-8") for p in parts)
             self.scripts["css"] = (STATIC / "room.css").read_text("utf-8")
         return page.config_script(name, config, self.scripts[role], self.scripts["css"])

@@ -98,6 +98,8 @@ def test_only_the_presenter_moves_the_room(served: Served):
         ("poll", {"quiz": 0, "action": "step"}),
         ("ink", {"events": []}),
         ("ink/save", {"storage": [], "upto": 0}),
+        ("run", {"cell": "content/room/01-room.md:11", "code": "import os"}),
+        ("save", {"cell": "content/room/01-room.md:11"}),
     ):
         for headers in forged:
             code = http(

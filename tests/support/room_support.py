@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import http.client as httpclient
 import json
+import signal
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -17,7 +21,7 @@ from deck.classroom.serve import room_server
 from deck.classroom.server import Limits
 from deck.preview.serve import Preview, running
 from deck.source.registry import LessonFolder
-from fixture_build import Built, copy_fixture, run_cli
+from fixture_build import ROOT, Built, copy_fixture, run_cli
 
 KEY = "presenter-key-of-the-tests"
 
@@ -140,3 +144,43 @@ def lead(served: Served, route: str, body: dict[str, Any]) -> tuple[int, Any]:
         {"Cookie": served.lead_cookie},
     )
     return code, json.loads(data) if code == 200 else data
+
+
+@dataclass
+class Running:
+    """`build.py LESSON --serve --classroom` in a process of its own, as a lecturer runs it."""
+
+    proc: subprocess.Popen[str]
+    lines: list[str]
+    lead_url: str
+    audience_url: str
+
+
+@contextmanager
+def classroom_process(root: Path, lesson: str = "room", seconds: float = 120) -> Iterator[Running]:
+    """The real CLI serving `root`'s lesson on 127.0.0.1 (any free port); stopped with Ctrl-C
+    (SIGINT) at the end, as a lecturer ends the class, and waited for (after-class files)."""
+    command = [sys.executable, str(ROOT / "build.py"), lesson, "--serve", "--classroom"]
+    command += ["--host", "127.0.0.1", "--port", "0"]
+    proc = subprocess.Popen(command, cwd=root, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+
+    def read() -> None:
+        for line in proc.stderr or []:
+            lines.append(line.rstrip("\n"))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: any("slides built" in x or "up to date" in x for x in lines), seconds)
+        lead_url = next(x for x in lines if x.startswith("presenter")).split(": ", 1)[1].strip()
+        audience_url = next(x for x in lines if x.startswith("students join")).split(": ")[1]
+        yield Running(proc, lines, lead_url, audience_url.strip())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        reader.join(timeout=10)
