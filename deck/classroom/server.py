@@ -41,6 +41,7 @@ from deck.preview.server import (
 from deck.strings import table_language, tables
 from deck.theme import SLIDE_VIEWPORT, STATIC
 
+SEND_BUFFER = 256 * 1024  # bytes the kernel holds for one connection (it doubles it)
 NOT_FOR_AUDIENCE = {".pdf", ".ipynb", ".pptx", ".py", ".csv"}  # notes.pdf holds the answer key
 
 
@@ -273,6 +274,8 @@ class RoomServer(PreviewServer):
             self.shutdown_request(request)
             return
         try:
+            # a device that stops reading fills this much, then its writes wait (`timeout`)
+            request.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
             super().process_request(request, client_address)
         except BaseException:
             self.gate.leave()

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deck.classroom.crowd import hall_deck
 from deck.classroom.guard import Keys
 from deck.classroom.serve import room_server
 from deck.classroom.server import Limits
 from deck.preview.serve import Preview, running
 from deck.source.registry import LessonFolder
-from fixture_build import ROOT, Built, copy_fixture, run_cli
+from fixture_build import ROOT, Built, Ran, copy_fixture, run_cli
 
 KEY = "presenter-key-of-the-tests"
 
@@ -184,3 +185,9 @@ def classroom_process(root: Path, lesson: str = "room", seconds: float = 120) ->
             proc.kill()
             proc.wait(timeout=10)
         reader.join(timeout=10)
+
+
+def synthetic_deck(root: Path, lesson: str = "hall", slides: int = 12, quizzes: int = 6) -> Built:
+    """A built-looking deck (deck.classroom.crowd.hall_deck: no build needed)."""
+    hall_deck(root, lesson, slides, quizzes)
+    return Built(root, lesson, Ran(0, "", ""))
