@@ -10,6 +10,9 @@
 // roomlead.js adds the presenter's part.
 (function () {
   "use strict";
+  // The print layout (the preview's layout check lays the page out in a hidden frame) is
+  // measured, never part of the room: it would tell the room its first slide.
+  if (/print-pdf/i.test(location.search)) return;
   var config = window.DECK_ROOM; // {role, lesson, room, stream, ink, text, join?, qr?}
   var lead = config.role === "lead";
   var receiver = /(^|[?&])receiver/i.test(location.search);
@@ -273,6 +276,8 @@
     room.state = message;
     if (message.live) patch(message.live);
     showPolls();
+    // the speaker view's slide previews show the room's polls too (present.js passes it on)
+    if (lead) window.deckPresent.perform({ kind: "room", polls: message.polls });
     if (!lead) {
       if (message.ink === "reload") loadInk();
       else if (message.ink) takeInk(message.ink, message.inkTo);
@@ -280,6 +285,14 @@
     }
     room.listeners.forEach(function (fn) { fn("message", message); });
   }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    window.deckPresent.handle("room", function (action) {
+      if (!receiver) return;
+      room.state = { polls: action.polls };
+      showPolls();
+    });
+  });
 
   function connect() {
     var source = new EventSource(config.stream);

@@ -153,6 +153,11 @@ def test_devices_vote_the_speaker_view_counts_and_A_reveals_votes_then_answer(ro
         assert counts == ["0 votes", "2 votes", "0 votes"]
         assert page.locator("section.present .quiz-badge").count() == 0
     assert laptop.locator("section.present .quiz-choice").nth(2).is_disabled()
+    preview = speaker.wait_for_selector("#current-slide iframe").content_frame()
+    assert preview is not None  # the speaker view's preview of the slide shows them too
+    preview.wait_for_function(
+        "document.querySelectorAll('section.present .quiz-count:not([hidden])').length === 3"
+    )
     speaker.locator(".deck-room-step").click()  # the answer (A from the speaker view)
     for page in (presenter, *students):
         page.wait_for_function("document.querySelector('section.present .quiz.revealed')")
@@ -236,3 +241,23 @@ def test_ink_reaches_the_devices_is_kept_and_printed_in_the_annotated_slides(
     inked = [k for k, c in enumerate(contents) if b"/DeckInk BMC" in c]
     assert inked == [CELL]
     assert (record / "handout-annotated.pdf").is_file()
+
+
+def test_the_presenters_layout_check_and_slide_previews_never_move_the_room(room):
+    served, presenter, students, context, _ = room
+    presenter.evaluate(f"Reveal.slide({END})")
+    students[0].wait_for_function(f"Reveal.getIndices().h === {END}")
+    # the preview's layout check lays the presenter's page out for print (in a hidden frame)
+    printed = context.new_page()
+    printed.goto(f"{served.origin}/room/?print-pdf")
+    printed.wait_for_function("document.documentElement.dataset.pdfReady === 'true'")
+    printed.close()
+    presenter.evaluate("document.activeElement.blur()")
+    with context.expect_page() as opened:  # the speaker view's previews load the deck too
+        presenter.keyboard.press("s")
+    speaker = opened.value
+    speaker.wait_for_selector("#current-slide iframe")
+    speaker.wait_for_function("document.querySelector('.deck-speaker-room img')")
+    presenter.wait_for_timeout(1500)  # (what a stray copy would have said by now)
+    assert served.classroom.rooms["room"].position["h"] == END
+    assert students[0].evaluate("Reveal.getIndices().h") == END
