@@ -21,8 +21,12 @@
     config: config, lead: lead, receiver: receiver, state: null, following: !lead,
     messages: 0, listeners: [],
   });
+  // On a narrow screen the slide reads as text (`narrow`); the student may switch to the slide
+  // as the projector shows it (its ink where it was drawn), small.
   var narrow = !lead && window.matchMedia("(max-width: 720px)").matches;
-  if (narrow) document.documentElement.classList.add("deck-reader");
+  var small = narrow; // the screen is narrow (reading or not)
+  var inked = {}; // slides the lecturer drew on (a reader is told)
+  if (narrow) document.documentElement.classList.add("deck-reader", "deck-small");
   if (!lead) document.documentElement.classList.add("deck-audience");
 
   // reveal's settings for this copy (deck.js calls this before Reveal.initialize).
@@ -228,12 +232,44 @@
       follow: button(TEXT.following, TEXT.follow, function () { follow(!room.following); }),
       next: button("▶", TEXT.next, function () { Reveal.next(); }),
     };
+    if (small) bar.view = button(TEXT.slideView, TEXT.slideView, function () { read(!narrow); });
     document.body.appendChild(nav);
     follow(room.following);
+    read(narrow);
+  }
+
+  function read(on) {
+    narrow = on;
+    document.documentElement.classList.toggle("deck-reader", on);
+    Reveal.configure({ disableLayout: on, touch: !on });
+    Reveal.layout();
+    window.dispatchEvent(new Event("resize")); // (the chalkboard's canvases follow)
+    markInk();
+  }
+
+  // In the text view, the view button says when the lecturer drew on this slide.
+  function markInk() {
+    if (!bar || !bar.view) return;
+    var drawn = !!inked[Reveal.getIndices().h];
+    bar.view.setAttribute("aria-pressed", narrow ? "false" : "true");
+    bar.view.textContent = (drawn && narrow ? "✎ " : "") + TEXT.slideView;
+    bar.view.classList.toggle("deck-inked", drawn && narrow);
+  }
+  function noteInk(content) {
+    if (content && content.type === "draw") inked[Reveal.getIndices().h] = true;
+    if (content && content.type === "init" && Array.isArray(content.storage)) {
+      content.storage.forEach(function (canvas) {
+        (canvas.data || []).forEach(function (d) {
+          if (d.events && d.events.length && d.slide) inked[d.slide.h] = true;
+        });
+      });
+    }
+    markInk();
   }
 
   // ---- the presenter's ink (the chalkboard plugin's own messages, replayed) ----------------
   function receive(content) {
+    noteInk(content);
     var event = new CustomEvent("received");
     event.content = content;
     document.dispatchEvent(event);
@@ -309,14 +345,7 @@
       Reveal.on("slidechanged", function () { if (!moving && room.following) follow(false); });
       Reveal.on("fragmentshown", function () { if (!moving && room.following) follow(false); });
       Reveal.on("fragmenthidden", function () { if (!moving && room.following) follow(false); });
-      window.addEventListener("resize", function () {
-        var now = window.matchMedia("(max-width: 720px)").matches;
-        if (now === narrow) return;
-        narrow = now;
-        document.documentElement.classList.toggle("deck-reader", narrow);
-        Reveal.configure({ disableLayout: narrow, touch: !narrow });
-        Reveal.layout();
-      });
+      Reveal.on("slidechanged", markInk);
       loadInk();
     }
     // (The speaker view's slide previews listen to nothing: with the presenter's own two

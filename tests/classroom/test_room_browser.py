@@ -210,9 +210,11 @@ def test_ink_reaches_the_devices_is_kept_and_printed_in_the_annotated_slides(
     with serve_room(built) as served:
         lead = browser.new_context(viewport={"width": 1280, "height": 720})
         device = browser.new_context(viewport={"width": 1280, "height": 720})
+        handheld = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
         try:
             presenter = watch.page(lead, served.lead_url)
             student = watch.page(device, served.audience_url)
+            phone = watch.page(handheld, served.audience_url)
             presenter.evaluate(f"Reveal.slide({CELL})")
             wait_at(student, CELL)
             # the chalkboard plugin redraws a slide's ink 0.8 s after it is shown (its
@@ -224,6 +226,16 @@ def test_ink_reaches_the_devices_is_kept_and_printed_in_the_annotated_slides(
             presenter.mouse.move(900, 330, steps=12)
             presenter.mouse.up()
             student.wait_for_function(HAS_INK % CELL)  # drawn on the student's screen too
+            # a phone reading the slide as text is told, and shows the slide with its ink
+            view = phone.locator(".deck-room-bar button").nth(3)
+            phone.wait_for_function(
+                "document.querySelectorAll('.deck-room-bar button')[3].textContent.startsWith('✎')"
+            )
+            assert phone.locator("#notescanvas").is_hidden()
+            view.click()
+            assert view.get_attribute("aria-pressed") == "true"
+            assert phone.locator("#notescanvas").is_visible()
+            phone.wait_for_function(HAS_INK % CELL)
             wait_for(lambda: (record / "ink.json").is_file(), 10)  # saved as it was drawn
             presenter.reload()  # ... and drawn again after a reload
             presenter.wait_for_function("window.deckRoom && Reveal.isReady()")
@@ -233,6 +245,7 @@ def test_ink_reaches_the_devices_is_kept_and_printed_in_the_annotated_slides(
         finally:
             lead.close()
             device.close()
+            handheld.close()
     # the class is over: the slides with the ink, as vectors on the slide it was drawn on
     with pikepdf.open(record / "slides-annotated.pdf") as pdf:
         for page in pdf.pages:
