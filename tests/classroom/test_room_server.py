@@ -208,3 +208,13 @@ def test_after_class_the_counts_are_written_beside_the_outputs_with_each_quizs_l
     assert not list(record.glob(".*"))  # no temporary file left
     # a rebuild replaces dist/room/ and leaves the record alone
     assert (built.root / "dist" / "room" / "index.html").is_file()
+
+
+def test_classroom_is_asked_for_with_serve_and_host_with_classroom(tmp_path: Path):
+    from fixture_build import run_cli
+
+    (tmp_path / "content" / "room").mkdir(parents=True)
+    ran = run_cli(tmp_path, "room", "--classroom")
+    assert ran.returncode == 2 and "--classroom needs --serve" in ran.stderr
+    ran = run_cli(tmp_path, "room", "--host", "0.0.0.0")
+    assert ran.returncode == 2 and "--host needs --classroom" in ran.stderr
