@@ -42,7 +42,7 @@ class Watch:
 
     def page(self, context: BrowserContext, url: str) -> Page:
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(20_000)
         page.on("pageerror", lambda exc: self.errors.append(f"{url}: {exc}"))
         page.goto(url)
         page.wait_for_function("window.deckRoom && deckRoom.messages > 0 && Reveal.isReady()")
@@ -123,7 +123,7 @@ def test_devices_vote_the_speaker_view_counts_and_A_reveals_votes_then_answer(ro
     with context.expect_page() as opened:
         presenter.keyboard.press("s")
     speaker = opened.value
-    speaker.set_default_timeout(10_000)
+    speaker.set_default_timeout(20_000)
     speaker.wait_for_selector(".deck-speaker-room img", state="attached")
     speaker.wait_for_function("document.querySelector('.deck-speaker-room img').naturalWidth > 0")
     address = speaker.locator(".deck-room-address").inner_text()
