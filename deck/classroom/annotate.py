@@ -43,6 +43,8 @@ def after_class(deck: Path, record: Path, log: Callable[[str], None]) -> list[Pa
     from deck.publish.pdf import PrintJob, print_pdfs
 
     record.mkdir(parents=True, exist_ok=True)
+    for left in record.glob(".annotate-*"):  # (a stop interrupted while printing)
+        shutil.rmtree(left, ignore_errors=True)
     staging = Path(tempfile.mkdtemp(prefix=".annotate-", dir=record))
     try:
         printed = staging / "slides.pdf"

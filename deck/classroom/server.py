@@ -260,10 +260,6 @@ class RoomServer(PreviewServer):
         self.follower = threading.Thread(target=self.follow_builds, name="deck-room", daemon=True)
         self.follower.start()
 
-    def server_bind(self) -> None:
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        super().server_bind()
-
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.gate.enter():  # too many open: refused at once, nothing read
             try:

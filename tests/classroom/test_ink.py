@@ -103,6 +103,8 @@ def test_after_class_the_slides_and_handout_carry_the_ink_as_vectors(built: Buil
         [pen(2, [line(200, 300, 1000, 300, 0, board=0)])],  # a blackboard on "A quiz"
     )
     (record / "ink.json").write_text(json.dumps(drawn))
+    (record / ".annotate-left").mkdir()  # what a stop interrupted while printing left
+    (record / ".annotate-left" / "slides.pdf").write_bytes(b"%PDF half")
     lines: list[str] = []
     written = after_class(built.out, record, lines.append)
     assert [p.name for p in written] == ["slides-annotated.pdf", "handout-annotated.pdf"]
