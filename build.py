@@ -41,6 +41,12 @@ def ensure_environment() -> None:
 if __name__ == "__main__":
     ensure_environment()
     sys.path.insert(0, str(ROOT))
-    from deck.cli import main
+    from deck import buildd
 
-    sys.exit(main())
+    code = buildd.run(sys.argv)  # (a warm service's fork runs it: deck/buildd.py)
+    if code is None:
+        from deck.cli import main
+
+        code = main()
+        buildd.start()  # (for the next build)
+    sys.exit(code)

@@ -46,8 +46,10 @@ REFERENCES = [ROOT.parent / "shared/bench/attention.qmd", Path("/work/shared/ben
 ROWS = {
     "cold": "cold build (empty cache, with PDFs)",
     "nochange_html": "no-change build, HTML only",
+    "nochange_own": "no-change build, HTML only, in its own process",
     "nochange_pdf": "no-change build, with PDFs",
     "prose_html": "prose edit, HTML only (terminal: layout after)",
+    "prose_own": "prose edit, HTML only, in its own process (terminal)",
     "prose_late": "prose edit: its layout warnings said at",
     "prose_wait": "prose edit, HTML only, layout within (CI)",
     "prose_pdf": "prose edit, with PDFs",
@@ -106,13 +108,21 @@ class BuildFailed(Exception):
 
 
 def deck_build(
-    common: list[str], tmp: Path, step: str, extra: tuple[str, ...] = (), late: bool = False
+    common: list[str],
+    tmp: Path,
+    step: str,
+    extra: tuple[str, ...] = (),
+    late: bool = False,
+    own: bool = False,
 ) -> Run:
     """One build. `late`: as at a terminal, the layout check of changed slides is left until
-    after the build (`deck.publish.layoutlate`); else it runs within the build, as in CI."""
+    after the build (`deck.publish.layoutlate`); else it runs within the build, as in CI.
+    `own`: in a process of its own, not in the warm build service (deck/buildd.py), whose
+    socket is the repeat's own (its first build starts it, as a user's first build does)."""
     modules = tmp / "modules.json"
     modules.unlink(missing_ok=True)
     env = dict(os.environ, DECK_BENCH_MODULES=str(modules), DECK_LAYOUT_LATE=str(int(late)))
+    env |= {"DECK_BUILDD": "0" if own else "1", "DECK_BUILDD_SOCKET": str(tmp / "buildd.sock")}
     python = str(PYTHON if PYTHON.is_file() else sys.executable)
     result = run([python, "-c", CHILD, str(ROOT / "build.py"), *common, *extra], ROOT, env)
     say(f"    {step:<28} {result.seconds:8.2f} s   {result.peak_mb:6.0f} MB")
@@ -162,36 +172,47 @@ def build_all(
 ) -> None:
     """The builds of one repeat, in order; each scenario's time goes into `side`."""
 
-    def build(step: str, *extra: str, late: bool = False) -> Run:
+    def build(step: str, *extra: str, late: bool = False, own: bool = False) -> Run:
         try:
-            result = deck_build(common, tmp, step, extra, late)
+            result = deck_build(common, tmp, step, extra, late, own)
         except BuildFailed as exc:
             peaks.append(exc.result.peak_mb)
             raise
         peaks.append(result.peak_mb)
         return result
 
-    side.samples["cold"].append(build("cold, with PDFs").seconds)
+    side.samples["cold"].append(build("cold, with PDFs").seconds)  # (it starts the service)
     side.slides = edits.slide_count(tmp / "dist" / name / "index.html")
+    warm = tmp / "buildd.sock"
+    until = time.monotonic() + 30  # (the service the cold build started, listening)
+    while not warm.exists() and time.monotonic() < until:
+        time.sleep(0.1)
+    if not warm.exists():
+        side.note("the warm build service did not start: every build ran in its own process")
     for key, step, extra in [
         ("nochange_pdf", "no-change, with PDFs", ()),
         ("prose_pdf", "prose edit, with PDFs", ()),
         (None, "(now HTML only: re-render)", ("--no-pdf",)),
         ("nochange_html", "no-change, HTML only", ("--no-pdf",)),
+        ("nochange_own", "  … in its own process", ("--no-pdf",)),
         ("prose_wait", "prose edit, check within", ("--no-pdf",)),
         ("prose_html", "prose edit, HTML only", ("--no-pdf",)),
+        ("prose_own", "  … in its own process", ("--no-pdf",)),
         ("cell_html", "cell edit, HTML only", ("--no-pdf",)),
     ]:
         if key and key.startswith("prose"):
-            edits.prose_edit(copy, {"prose_pdf": 1, "prose_wait": 2}.get(key, 3))
+            edits.prose_edit(copy, {"prose_pdf": 1, "prose_wait": 2, "prose_own": 4}.get(key, 3))
         if key == "cell_html":
             edits.cell_edit(copy, 1)
         started = time.time()
-        result = build(step, *extra, late=key == "prose_html")
+        late = key in ("prose_html", "prose_own")
+        result = build(step, *extra, late=late, own=key in ("nochange_own", "prose_own"))
         if key is None:
             continue
         side.samples[key].append(result.seconds)
         check(key, result, side, tmp)
+        if key == "prose_own":
+            late_check_done(tmp / "cache" / "layout-late" / f"{name}.json", started)
         if key == "prose_html":
             said = late_check_done(tmp / "cache" / "layout-late" / f"{name}.json", started)
             if said is None:
@@ -218,7 +239,8 @@ def check(key: str, result: Run, side: Side, tmp: Path) -> None:
     """Notes when a build did not do what its scenario is about."""
     log = result.stderr
     if key.startswith("nochange"):
-        side.heavy |= imported(tmp)
+        if key != "nochange_html":  # (a warm build's modules are the service's fork's)
+            side.heavy |= imported(tmp)
         if "up to date" not in log:
             side.fail(f"{ROWS[key]}: the build did not report 'up to date'")
         if bad := {"torch", "matplotlib"} & side.heavy:
@@ -329,13 +351,14 @@ def table(title: str, deck: Side, other: Side | None) -> list[str]:
         lines += [f"  note (nbconvert): {note}" for note in other.notes]
     if not any(deck.samples.values()) and not (other and any(other.samples.values())):
         return lines
-    head = f"  {'scenario':<44}{'deck':>22}"
+    wide = max(map(len, ROWS.values())) + 2
+    head = f"  {'scenario':<{wide}}{'deck':>22}"
     if other is not None:
         head += f"{'nbconvert':>22}{'deck/nbconvert':>16}"
     lines.append(head)
     for key, label in ROWS.items():
         unit = "MB" if key == "peak_mb" else "s"
-        row = f"  {label:<44}{summary(deck.samples.get(key, []), unit):>22}"
+        row = f"  {label:<{wide}}{summary(deck.samples.get(key, []), unit):>22}"
         if other is not None:
             theirs = other.samples.get(key, [])
             shown = "no preview" if key == "serve" else summary(theirs, unit)
@@ -346,7 +369,8 @@ def table(title: str, deck: Side, other: Side | None) -> list[str]:
         bad = [m for m in heavy if m in ("torch", "matplotlib")]
         verdict = f"IMPORTED {', '.join(bad)}" if bad else "neither imported"
         names = ", ".join(heavy) or "none of " + ", ".join(HEAVY)
-        lines.append(f"  no-change builds imported: {names} (torch, matplotlib: {verdict})")
+        said = f"  no-change builds in their own process imported: {names}"
+        lines.append(f"{said} (torch, matplotlib: {verdict})")
     if other is not None and other.samples:
         lines.append(
             "  nbconvert: every build is a full run (no cache); its rows 'with PDFs' add "

@@ -56,6 +56,15 @@ def run_all() -> dict:
     return {name: deterministic_part(name, fn()) for name, fn in EXPERIMENTS.items()}
 
 
+class Results(dict):
+    """Each experiment's result, run when a test first asks for it (a test of one experiment
+    does not wait for the others)."""
+
+    def __missing__(self, name: str) -> dict:
+        self[name] = deterministic_part(name, EXPERIMENTS[name]())
+        return self[name]
+
+
 FRESH_PROCESS_SCRIPT = f"""
 import json, sys
 sys.path.insert(0, {os.path.abspath(LESSON_DIR)!r})
@@ -67,13 +76,14 @@ print(json.dumps(t.run_all()))
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    return run_all()
+    return Results()
 
 
 @pytest.mark.slow
 def test_json_serialisable_and_identical_in_same_process(results):
+    first = {name: results[name] for name in EXPERIMENTS}
     again = run_all()
-    assert json.dumps(results, sort_keys=True) == json.dumps(again, sort_keys=True)
+    assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
 
 
 @pytest.mark.slow
@@ -85,7 +95,7 @@ def test_identical_in_fresh_process(results):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     fresh = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert fresh == json.loads(json.dumps(results))
+    assert fresh == json.loads(json.dumps({name: results[name] for name in EXPERIMENTS}))
 
 
 def test_reproducible_restores_global_state():
@@ -127,6 +137,7 @@ def test_rnn_jacobian_matches_hand_derivative():
     assert np.allclose(J.numpy(), expected, atol=1e-12)
 
 
+@pytest.mark.slow  # (trains or differentiates for seconds: the suite's --all runs it)
 def test_rnn_gradient_decays_attention_does_not(results):
     r = results["rnn_gradient_vs_distance"]
     rnn, att = np.array(r["rnn"]), np.array(r["attention"])
@@ -157,6 +168,7 @@ def test_softmax_jacobian_matches_autograd():
     assert np.allclose(basics.softmax_jacobian(p), J_ref.numpy(), atol=1e-12)
 
 
+@pytest.mark.slow  # (trains or differentiates for seconds: the suite's --all runs it)
 def test_softmax_saturates_without_scaling(results):
     r = results["softmax_saturation"]
     raw, scaled = r["raw"], r["scaled"]
@@ -195,6 +207,7 @@ def test_pe_similarity_closed_form(results):
     assert max(r["spread"]) < 1e-9
 
 
+@pytest.mark.slow  # (trains or differentiates for seconds: the suite's --all runs it)
 def test_rnn_gradient_spread_is_the_ratio_of_each_seed(results):
     r = results["rnn_gradient_spread"]
     assert len(r["ratio"]) == len(r["seeds"]) >= 3
@@ -284,6 +297,7 @@ def test_head_patterns(results):
 # ---------- trained ablations ----------
 
 
+@pytest.mark.slow  # (trains or differentiates for seconds: the suite's --all runs it)
 def test_head_ablation(results):
     r = results["head_ablation"]
     assert min(r["full_accuracy"]) >= 0.9
@@ -295,6 +309,7 @@ def test_head_ablation(results):
     assert np.mean(r["losses"][-20:]) < 0.25 * np.mean(r["losses"][:20])
 
 
+@pytest.mark.slow  # (trains or differentiates for seconds: the suite's --all runs it)
 def test_more_heads_than_relations_spreads_the_work(results):
     four, eight = (
         np.array(results["head_ablation"]["drop"]),
@@ -305,12 +320,14 @@ def test_more_heads_than_relations_spreads_the_work(results):
     assert eight.max() < four.max()
 
 
+@pytest.mark.slow  # (trains or differentiates for seconds: the suite's --all runs it)
 def test_residual_ablation(results):
     r = results["residual_ablation"]
     assert len(r["loss_with_residual"]) == len(r["loss_without_residual"]) == r["steps"]
     assert r["final_with_residual"] < 0.25 * r["final_without_residual"]
 
 
+@pytest.mark.slow  # (trains or differentiates for seconds: the suite's --all runs it)
 def test_residual_at_initialisation(results):
     r = results["residual_at_initialisation"]
     for name in ("with_residual", "without_residual"):
@@ -353,6 +370,7 @@ def test_train_stops_when_the_loss_explodes_without_becoming_nan():
     assert len(training.train(model, batch, loss, steps=10, lr=0.1, seed=0)) == 10  # no limit
 
 
+@pytest.mark.slow  # (trains or differentiates for seconds: the suite's --all runs it)
 def test_layernorm_comparison(results):
     r = results["layernorm_comparison"]
     assert r["variants"] == ["post_ln", "pre_ln", "no_ln"] and len(r["lrs"]) == 2

@@ -62,7 +62,7 @@ def test_citations_are_formatted_and_references_placed_where_refs_stands(tmp_pat
     assert "Vaswani, Ashish, Noam Shazeer, and Niki Parmar. 2017." in refs
     assert refs.index("Goodfellow") < refs.index("Vaswani")  # sorted by author
     assert "Never Cited" not in page and "References" not in text(slides[2])
-    assert "talk.qmd:7: warning [citation]" in stderr  # (the line citing it) and "nope not found" in stderr
+    assert "talk.qmd:7: warning [citation]" in stderr and "nope not found" in stderr  # (its line)
 
 
 def test_without_a_refs_block_the_references_end_the_last_slide_and_nocite_adds(tmp_path: Path):

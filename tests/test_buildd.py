@@ -1,0 +1,145 @@
+"""The warm build service (deck/buildd.py): `python build.py` run in a fork of a service holding
+the engine imported gives what a build of its own process gives (its output on the author's
+descriptors, its exit status), stops on the author's Ctrl-C and when `build.py` is killed, and
+is never used for another key (here: another `PYTHON…` variable)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from catalogue import write_lesson
+from fixture_build import ROOT, copy_fixture
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the service forks")
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A service of its own (socket, log) for a test's builds; their environment."""
+    env = dict(os.environ, DECK_BUILDD="1", DECK_BUILDD_IDLE="60")
+    env["DECK_BUILDD_SOCKET"] = str(tmp_path / "s" / "buildd.sock")
+    (tmp_path / "s").mkdir()
+    log = open(tmp_path / "s" / "service.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-P", str(ROOT / "deck" / "buildd.py")],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    until = time.monotonic() + 30
+    while not Path(env["DECK_BUILDD_SOCKET"]).exists():
+        assert proc.poll() is None and time.monotonic() < until, (
+            tmp_path / "s/service.log"
+        ).read_text()
+        time.sleep(0.05)
+    yield env
+    proc.terminate()
+    proc.wait(10)
+    log.close()
+
+
+def forks(env: dict[str, str]) -> list[str]:
+    """The builds the service forked, as its log says them."""
+    text = (Path(env["DECK_BUILDD_SOCKET"]).parent / "service.log").read_text()
+    return [line.split(": ", 1)[1] for line in text.splitlines() if "] build " in line]
+
+
+def build(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), *args],
+        cwd=root, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_a_build_in_the_service_is_the_build_of_its_own_process(
+    tmp_path: Path, service: dict[str, str]
+) -> None:
+    copy_fixture("mini", tmp_path)
+    warm = build(tmp_path, service, "mini", "--no-pdf")
+    assert warm.returncode == 0, warm.stderr
+    assert forks(service) == ["mini --no-pdf"]  # (the service ran it)
+    assert "mini: " in warm.stderr and "wrote   dist/mini/index.html" in warm.stderr
+    page = (tmp_path / "dist" / "mini" / "index.html").read_bytes()
+    values = (tmp_path / "dist" / "mini" / "values.json").read_bytes()
+    own = build(tmp_path, {**service, "DECK_BUILDD": "0"}, "mini", "--no-pdf", "--force")
+    assert own.returncode == 0 and len(forks(service)) == 1
+    assert (tmp_path / "dist" / "mini" / "index.html").read_bytes() == page
+    assert (tmp_path / "dist" / "mini" / "values.json").read_bytes() == values
+    again = build(tmp_path, service, "mini", "--no-pdf")  # stdout too, and the working folder
+    assert "up to date" in again.stderr and len(forks(service)) == 2
+
+
+def test_its_errors_and_exit_status_reach_the_author(
+    tmp_path: Path, service: dict[str, str]
+) -> None:
+    write_lesson(tmp_path, {"01-a.md": "## A\n\n```{python}\n1 / 0\n```\n"})
+    failed = build(tmp_path, service, "cat", "--no-pdf")
+    assert failed.returncode == 1 and forks(service) == ["cat --no-pdf"]
+    assert "content/cat/01-a.md:4: error" in failed.stderr and "ZeroDivisionError" in failed.stderr
+    usage = build(tmp_path, service, "--jobs", "0")
+    assert usage.returncode == 2 and "--jobs must be at least 1" in usage.stderr
+    helped = build(tmp_path, service, "--help")
+    assert helped.returncode == 0 and "usage: build.py" in helped.stdout
+
+
+def test_another_key_is_never_served(tmp_path: Path, service: dict[str, str]) -> None:
+    copy_fixture("mini", tmp_path)
+    other = build(tmp_path, {**service, "PYTHONWARNDEFAULTENCODING": ""}, "mini", "--no-pdf")
+    assert other.returncode == 0 and forks(service) == []  # (it ran itself)
+    log = (Path(service["DECK_BUILDD_SOCKET"]).parent / "service.log").read_text()
+    assert "another key" in log  # (and the service ended: the next build starts a fresh one)
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGKILL"])
+def test_ctrl_c_or_a_kill_of_build_py_ends_the_build(
+    tmp_path: Path, service: dict[str, str], stop: str
+) -> None:
+    marker = tmp_path / "started"
+    cell = f"import pathlib, time\npathlib.Path({str(marker)!r}).write_text('x')\ntime.sleep(120)"
+    write_lesson(tmp_path, {"01-a.md": f"## A\n\n```{{python}}\n{cell}\n```\n"})
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "build.py"), "cat", "--no-pdf"],
+        cwd=tmp_path, env=service, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    until = time.monotonic() + 60
+    while not marker.exists():
+        assert time.monotonic() < until and proc.poll() is None
+        time.sleep(0.05)
+    log = (Path(service["DECK_BUILDD_SOCKET"]).parent / "service.log").read_text()
+    build_pid = int(log.split("] build ")[1].split(":")[0])  # (the log names it)
+    proc.send_signal(getattr(signal, stop))
+    proc.wait(30)
+    if stop == "SIGINT":
+        assert proc.returncode == 130, proc.stderr.read() if proc.stderr else ""
+    until = time.monotonic() + 10  # (a cell sleeping 120 s: only the end of build.py ends it)
+    while _alive(build_pid):  # the build (and its cell's worker) ended with build.py
+        assert time.monotonic() < until, f"the build {build_pid} outlived build.py"
+        time.sleep(0.1)
+    assert not (tmp_path / "dist" / "cat").exists()  # (nothing half-published)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # (a zombie the service has not reaped yet is gone)
+        return f.read().split(")")[-1].split()[0] != "Z"
+
+
+def test_serve_and_python_flags_run_in_their_own_process() -> None:
+    from deck import buildd
+
+    os.environ["DECK_BUILDD"] = "1"
+    try:
+        assert buildd.enabled(["mini", "--no-pdf"])
+        assert not buildd.enabled(["mini", "--serve"])
+    finally:
+        os.environ["DECK_BUILDD"] = "0"
+    assert not buildd.enabled(["mini"])  # (off)
