@@ -79,7 +79,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--serve",
         action="store_true",
-        help="preview on 127.0.0.1 and rebuild (without PDFs) whenever a lesson file changes",
+        help="preview on 127.0.0.1 and rebuild (without PDFs) whenever a lesson file changes; "
+        "the presenter's address it prints (with a secret) edits and runs cells on the slides",
     )
     p.add_argument(
         "--port", default="8000", metavar="P", help="port for --serve (default 8000; 0: any free)"
@@ -242,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         compare_atol=args.compare_atol or 0.0,
     )
     if args.serve:
-        from deck.preview.serve import ServeError, parse_port, serve
+        from deck.preview.serve import ServeError, parse_port
 
         # (its own page lists the decks; the page it shows checks the layout: static/live.js)
         first = replace(options, pdf=False, course=False, lint=False)
@@ -256,8 +257,10 @@ def main(argv: list[str] | None = None) -> int:
 
                 port = parse_port(args.port)
                 serve_classroom(rebuild, sources, args.out, port, say, args.host, options=later)
-            else:
-                serve(rebuild, sources, args.out, parse_port(args.port), say)
+            else:  # the preview, with the presenter's live cells (its secret: the terminal's)
+                from deck.classroom.livepreview import serve_live
+
+                serve_live(rebuild, sources, args.out, parse_port(args.port), say, later)
         except ServeError as exc:
             print(f"build.py: error: {exc}", file=sys.stderr)
             return 2

@@ -82,6 +82,9 @@ class LiveCells:
         self.options = options
         self.log = log
 
+    def has(self, lesson: str) -> bool:
+        return lesson in self.sources
+
     def source(self, lesson: str) -> Source:
         source = self.sources.get(lesson)
         if source is None:

@@ -145,6 +145,12 @@ def sections(text: str) -> list[str]:
     return [text[a:b] for a, b in scan(text).sections]
 
 
+def language(text: str) -> str:
+    """The page's `<html lang>` (en when it says none)."""
+    start = text.find('<html lang="')
+    return text[start + 12 : text.find('"', start + 12)] if start >= 0 else "en"
+
+
 REVEAL_SCRIPT = '<script src="assets/reveal/reveal.js"'
 
 

@@ -22,12 +22,11 @@ from urllib.parse import quote
 from deck.classroom import page, qr
 from deck.classroom.guard import RateLimit
 from deck.classroom.live import LiveCells
+from deck.classroom.presenter import CODE, LEAD, ROOM, SMALL, cell_code, lesson_of, live_cell, text
 from deck.classroom.record import load_ink, record_folder
 from deck.classroom.room import Classroom, Refused, Room
 
-ROOM = "/__deck/room/"
-LEAD = "/__deck/lead"
-SMALL = 4096  # bytes of a vote, a slide change, a poll's step
+__all__ = ["LEAD", "ROOM", "client_config", "get", "learn_build", "post", "stream"]
 INK = 1 << 20  # bytes of one batch of ink events
 STORAGE = 16 << 20  # bytes of the presenter's saved drawings
 IDLE = 15.0  # seconds between two messages of a quiet stream (it finds out a device has gone)
@@ -106,19 +105,6 @@ def number(value: Any, low: int = 0, high: int = 1 << 30) -> int:
     return value
 
 
-def text(value: Any, most: int = 200) -> str:
-    if not isinstance(value, str) or len(value) > most:
-        raise Refused(400, "a text was expected")
-    return value
-
-
-def lesson_of(server: RoomServer, asked: dict[str, Any]) -> str:
-    lesson = text(asked.get("lesson"))
-    with server.classroom.changed:
-        server.classroom.room(lesson)  # (Refused when it is not served)
-    return lesson
-
-
 def get(handler: RoomHandler, route: str, asked: dict[str, str], with_body: bool) -> None:
     server = handler.server
     lesson = lesson_of(server, asked)
@@ -132,11 +118,8 @@ def get(handler: RoomHandler, route: str, asked: dict[str, str], with_body: bool
             answer = {"storage": storage, "upto": room.storage_upto, "events": events}
             answer["seq"] = room.ink_seq
         handler.send_json(answer)
-    elif route == "cell" and handler.lead and server.live is not None:
-        cell = text(asked.get("cell"), 1000)
-        with server.classroom.changed:
-            code = server.classroom.room(lesson).edits.get(cell)
-        handler.send_json({"code": code if code is not None else server.live.code(lesson, cell)})
+    elif route == "cell":
+        cell_code(handler, lesson, asked)
     elif route == "qr.svg" and handler.lead:
         url = qr.join_url(server.join_host, server.server_port, lesson)
         handler.reply(qr.qr_svg(url), "image/svg+xml", with_body)
@@ -163,7 +146,8 @@ def post(handler: RoomHandler, route: str) -> None:
         return
     if not handler.lead:
         raise Refused(403, "for the presenter only")
-    data = handler.body(STORAGE if route == "ink/save" else INK if route == "ink" else SMALL)
+    most = {"ink/save": STORAGE, "ink": INK, "run": CODE}.get(route, SMALL)
+    data = handler.body(most)
     if not isinstance(data, dict):
         raise Refused(400, "a JSON object was expected")
     lesson = lesson_of(server, data)
@@ -198,32 +182,6 @@ def post(handler: RoomHandler, route: str) -> None:
         raise Refused(404, "no such room route")
 
 
-def live_cell(handler: RoomHandler, route: str, lesson: str, data: dict[str, Any]) -> None:
-    """Run a cell's edited code (`run`), or write the code it last ran to its file (`save`)."""
-    server = handler.server
-    if server.live is None:
-        raise Refused(404, "live cells are off")
-    cell = text(data.get("cell"), 1000)
-    if route == "save":
-        with server.classroom.changed:
-            code = server.classroom.room(lesson).edits.get(cell)
-        if code is None:
-            raise Refused(409, "run the cell before saving it")
-        handler.send_json({"saved": server.live.save(lesson, cell, code)})
-        return
-    code = text(data.get("code"), 1 << 20)
-    if not server.running_cell.acquire(blocking=False):
-        raise Refused(409, "another cell is running")
-    try:
-        shown = (server.out / lesson / "index.html").read_text("utf-8", errors="replace")
-        ran = server.live.run(lesson, cell, code, shown)
-        if not ran.errors:
-            server.classroom.relive(lesson, ran.slides, cell, code, ran.figures)
-    finally:
-        server.running_cell.release()
-    handler.send_json({"errors": ran.errors, "slides": sorted(ran.slides)})
-
-
 def changed(classroom: Classroom, room: Room, lead: bool, seen: tuple[int, int]) -> bool:
     return classroom.closed or room.versions(lead) != seen
 
@@ -231,7 +189,7 @@ def changed(classroom: Classroom, room: Room, lead: bool, seen: tuple[int, int])
 def stream(handler: RoomHandler, lesson: str, lead: bool, ink: str | None) -> None:
     """The room's state as server-sent events, until the device goes or the server stops."""
     classroom = handler.server.classroom
-    device = handler.device()
+    device = None if lead else handler.device()
     with classroom.changed:
         room = classroom.room(lesson)
         last = handler.headers.get("Last-Event-ID") or ink

@@ -12,34 +12,40 @@ routes.py.
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import json
 import socket
 import threading
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, unquote
+from urllib.parse import parse_qs, unquote
 
 from deck.classroom import guard, page, routes
 from deck.classroom.live import LiveCells
+from deck.classroom.presenter import (
+    PresenterHandler,
+    cells_config,
+    cells_script,
+    follow_builds,
+    static,
+)
 from deck.classroom.record import Recorder, record_folder
-from deck.classroom.room import Classroom, Refused
+from deck.classroom.room import Classroom
 from deck.preview.server import (
     EVENTS,
     LAYOUT,
     MAX_URL,
     OVERFLOW,
     STATUS,
-    Handler,
     Log,
     PreviewServer,
     Status,
     client,
 )
 from deck.strings import table_language, tables
-from deck.theme import SLIDE_VIEWPORT, STATIC
+from deck.theme import SLIDE_VIEWPORT
 
 SEND_BUFFER = 256 * 1024  # bytes the kernel holds for one connection (it doubles it)
 NOT_FOR_AUDIENCE = {".pdf", ".ipynb", ".pptx", ".py", ".csv"}  # notes.pdf holds the answer key
@@ -55,7 +61,7 @@ class Limits:
     votes_per_second: float = 1.0  # then this many a second
 
 
-class RoomHandler(Handler):
+class RoomHandler(PresenterHandler):
     server: RoomServer
 
     def setup(self) -> None:
@@ -69,13 +75,6 @@ class RoomHandler(Handler):
 
     def origin_allowed(self) -> bool:
         return guard.origin_allowed(self.headers.get_all("Origin"), self.headers.get("Host"))
-
-    def cookie(self, name: str) -> str | None:
-        return guard.cookies(self.headers.get("Cookie")).get(name)
-
-    @property
-    def lead(self) -> bool:
-        return self.server.keys.is_lead(self.cookie(self.server.lead_cookie))
 
     def device(self) -> str | None:
         return self.server.keys.device(self.cookie(guard.DEVICE_COOKIE))
@@ -117,53 +116,24 @@ class RoomHandler(Handler):
             return False
         return not rest or Path(rest[-1]).suffix.lower() not in NOT_FOR_AUDIENCE
 
-    def enter_lead(self, key: str | None, lesson: str | None) -> None:
-        if not self.server.keys.is_lead(key):
-            self.server.log(f"classroom: a wrong presenter key from {self.client_address[0]}")
-            self.send_error(HTTPStatus.FORBIDDEN, "not the presenter's key")
-            return
-        cookie = f"{self.server.lead_cookie}={key}; Path=/; HttpOnly; SameSite=Strict"
-        self.to_lesson(lesson, {"Set-Cookie": cookie})
-
-    def to_lesson(self, lesson: str | None, headers: dict[str, str] | None = None) -> None:
-        lessons = sorted(self.server.status.as_dict()["lessons"])
-        target = lesson if lesson in lessons else (lessons[0] if lessons else None)
-        self.send_response(HTTPStatus.SEE_OTHER)
-        self.send_header("Location", f"/{quote(target)}/" if target else "/")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Content-Length", "0")
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-
-    def serve_file(self, route: str, with_body: bool) -> None:
-        """A figure a live cell drew anew is served from where it was drawn."""
-        parts = unquote(route, errors="replace").strip("/").split("/", 1)
-        with self.server.classroom.changed:
-            room = self.server.classroom.rooms.get(parts[0])
-            drawn = room.live_files.get(parts[1]) if room and len(parts) == 2 else None
-        if drawn is None:
-            super().serve_file(route, with_body)
-            return
-        kind = "image/svg+xml" if drawn.suffix == ".svg" else "image/png"
-        self.reply(drawn.read_bytes(), kind, with_body)
-
     def serve_page(self, path: Path, data: bytes, with_body: bool) -> None:
         lesson = path.parent.relative_to(self.root()).as_posix()
         digest = hashlib.blake2b(data, digest_size=12).hexdigest()
         text = data.decode("utf-8", errors="replace")
-        lang = self.server.lang(text)
+        lang = page.language(text)
         extra = {"X-Deck-Page": digest}
         config = routes.client_config(self.server, lesson, lang, self.lead)
+        role = ("room.js", "roomlead.js") if self.lead else ("room.js",)
+        snippet = cells_script(cells_config(self.server, lesson, lang, self.lead))
+        snippet += page.config_script("DECK_ROOM", config, static(*role), static("room.css"))
         if self.lead:
             known = self.server.status.as_dict()["lessons"].get(lesson, {})
             live: dict[str, Any] = {"events": EVENTS, "lesson": lesson, "page": digest}
             live.update(files=known.get("files"), layout=LAYOUT, lint=OVERFLOW)
             live.update(viewport=SLIDE_VIEWPORT)
-            snippet = client(live) + self.server.script("DECK_ROOM", config, "lead")
+            snippet = client(live) + snippet
         else:
             text = page.audience_page(text)
-            snippet = self.server.script("DECK_ROOM", config, "audience")
             if self.device() is None:
                 extra["Set-Cookie"] = (
                     f"{guard.DEVICE_COOKIE}={self.server.keys.new_device()}; Path=/; "
@@ -193,36 +163,6 @@ class RoomHandler(Handler):
             return
         self.refusing(lambda: routes.post(self, route.removeprefix(routes.ROOM)))
 
-    def body(self, most: int) -> Any:
-        """The request's JSON body, of at most `most` bytes (else Refused: 411, 413, 400)."""
-        kind = self.headers.get("Content-Type", "").split(";")[0].strip()
-        if kind != "application/json":
-            raise Refused(415, "JSON only")
-        lengths = self.headers.get_all("Content-Length") or []
-        if not lengths or "Transfer-Encoding" in self.headers:
-            raise Refused(411, "a Content-Length is needed")
-        if len(lengths) != 1 or not lengths[0].isdigit() or len(lengths[0]) > 12:
-            raise Refused(400, "Content-Length must be a number of bytes")
-        size = int(lengths[0])
-        if size > most:
-            self.close_connection = True  # (its body is never read)
-            raise Refused(413, f"at most {most} bytes")
-        try:
-            return json.loads(self.rfile.read(size))
-        except (ValueError, UnicodeDecodeError):
-            raise Refused(400, "not JSON") from None
-
-    def refusing(self, work: Any) -> None:
-        try:
-            work()
-        except Refused as refused:  # said in JSON: the page shows it as text
-            self.close_connection = self.close_connection or refused.status == 413
-            self.send_json({"errors": [str(refused)]}, refused.status)
-
-    def send_json(self, value: Any, code: int = 200, headers: dict[str, str] | None = None) -> None:
-        body = json.dumps(value, ensure_ascii=False).encode()
-        self.reply(body, "application/json", True, code, headers)
-
 
 class RoomServer(PreviewServer):
     """The preview's server on `host`, with the classroom's rooms and guards; it learns each
@@ -247,7 +187,6 @@ class RoomServer(PreviewServer):
         self.classroom = Classroom()
         self.gate = guard.Gate(limits.connections)
         self.votes = guard.RateLimit(limits.votes_burst, limits.votes_per_second)
-        self.scripts: dict[str, str] = {}
         self.running_cell = threading.Lock()
         self.live = live
         super().__init__(port, out, status, log, host, RoomHandler)
@@ -257,7 +196,10 @@ class RoomServer(PreviewServer):
             if record
             else None
         )
-        self.follower = threading.Thread(target=self.follow_builds, name="deck-room", daemon=True)
+        learn = functools.partial(routes.learn_build, self)
+        self.follower = threading.Thread(
+            target=follow_builds, args=(status, learn), name="deck-room", daemon=True
+        )
         self.follower.start()
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -282,28 +224,6 @@ class RoomServer(PreviewServer):
             super().process_request_thread(request, client_address)
         finally:
             self.gate.leave()
-
-    def follow_builds(self) -> None:
-        version = None
-        while not self.status.closed:
-            status = self.status.wait_after(version, timeout=15)
-            if status is None:
-                continue
-            version = status["version"]
-            for lesson, info in status["lessons"].items():
-                routes.learn_build(self, lesson, info["page"])
-
-    def lang(self, text: str) -> str:
-        start = text.find('<html lang="')
-        return text[start + 12 : text.find('"', start + 12)] if start >= 0 else "en"
-
-    def script(self, name: str, config: dict, role: str) -> str:
-        """The room's client for `role` (read once: static/room.js and its role's part)."""
-        if role not in self.scripts:
-            parts = ["room.js", *(["roomlead.js", "roomcell.js"] if role == "lead" else [])]
-            self.scripts[role] = "\n".join((STATIC / p).read_text("utf-8") for p in parts)
-            self.scripts["css"] = (STATIC / "room.css").read_text("utf-8")
-        return page.config_script(name, config, self.scripts[role], self.scripts["css"])
 
     def shutdown(self) -> None:
         self.classroom.close()

@@ -2,7 +2,7 @@
 // it serves, never into dist/. Every copy of the deck listens to the room's stream (server-sent
 // events: deck/classroom/routes.py) and shows what the room shares: each quiz's poll stage, its
 // counts once the lecturer shows them, the answer once revealed, the slides a live cell
-// changed. An audience device also follows the presenter's slide and fragment (a student may
+// changed (cells.js puts them in place). An audience device also follows the presenter's slide and fragment (a student may
 // browse away and press "Follow" to come back), draws the presenter's ink as it comes, votes
 // (one vote per quiz, changeable while voting is open) and, on a narrow screen, reads the
 // slide as a page of text (no slide scaled to a third of a phone). Anything the server sends
@@ -152,40 +152,6 @@
     }, function () { say(quiz, TEXT.failed); });
   }, true);
 
-  // ---- the slides a live cell changed ---------------------------------------------------
-  var patched = {}; // slide → the HTML put there
-  function patch(live) {
-    var keys = Object.keys(live);
-    var gone = Object.keys(patched).some(function (k) { return !(k in live); });
-    if (gone) return location.reload(); // back to the build's own slides
-    var sections = document.querySelectorAll(".reveal .slides > section");
-    var fresh = [];
-    keys.forEach(function (k) {
-      if (patched[k] === live[k] || !sections[k]) return;
-      var old = sections[k];
-      var box = document.createElement("div");
-      box.innerHTML = live[k]; // the build's render of the slide (deck/classroom/live.py)
-      var slide = box.firstElementChild;
-      slide.className = old.className; // (present, past, future: reveal's)
-      slide.slideBackgroundElement = old.slideBackgroundElement;
-      slide.slideBackgroundContentElement = old.slideBackgroundContentElement;
-      old.replaceWith(slide);
-      patched[k] = live[k];
-      fresh.push(slide);
-    });
-    if (!fresh.length) return;
-    var at = Reveal.getIndices();
-    fresh.forEach(Reveal.syncSlide);
-    moving = true;
-    try {
-      Reveal.slide(at.h, at.v, at.f);
-    } finally {
-      moving = false;
-    }
-    Reveal.layout();
-    room.listeners.forEach(function (fn) { fn("patched", fresh); });
-  }
-
   // ---- following the presenter ------------------------------------------------------------
   var moving = false; // a slide change this client made (not the student's)
   function goTo(position) {
@@ -310,7 +276,7 @@
     }
     config.page = config.page || message.page;
     room.state = message;
-    if (message.live) patch(message.live);
+    if (message.live) window.deckCells.take(message.live);
     showPolls();
     // the speaker view's slide previews show the room's polls too (present.js passes it on)
     if (lead) window.deckPresent.perform({ kind: "room", polls: message.polls });
@@ -342,9 +308,12 @@
       // (reveal.js#3772), and a student could not read the slide line by line
       document.querySelector(".reveal").removeAttribute("role");
       buildBar();
-      Reveal.on("slidechanged", function () { if (!moving && room.following) follow(false); });
-      Reveal.on("fragmentshown", function () { if (!moving && room.following) follow(false); });
-      Reveal.on("fragmenthidden", function () { if (!moving && room.following) follow(false); });
+      var unfollow = function () {
+        if (!moving && !window.deckCells.patching && room.following) follow(false);
+      };
+      Reveal.on("slidechanged", unfollow);
+      Reveal.on("fragmentshown", unfollow);
+      Reveal.on("fragmenthidden", unfollow);
       Reveal.on("slidechanged", markInk);
       loadInk();
     }

@@ -94,7 +94,7 @@ def wait_for(predicate: Callable[[], object], seconds: float = 30.0) -> Any:
 
 
 def http(
-    served: Served,
+    served: Served | Running,
     method: str,
     path: str,
     body: Any = None,
@@ -149,20 +149,49 @@ def lead(served: Served, route: str, body: dict[str, Any]) -> tuple[int, Any]:
 
 @dataclass
 class Running:
-    """`build.py LESSON --serve --classroom` in a process of its own, as a lecturer runs it."""
+    """`build.py LESSON --serve [--classroom]` in a process of its own, as a lecturer runs it."""
 
     proc: subprocess.Popen[str]
     lines: list[str]
     lead_url: str
     audience_url: str
 
+    @property
+    def port(self) -> int:
+        return int(self.lead_url.split("/")[2].rsplit(":", 1)[1])
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def key(self) -> str:
+        return self.lead_url.split("key=", 1)[1].split("&", 1)[0]
+
+    @property
+    def lead_cookie(self) -> str:
+        return f"deck_lead_{self.port}={self.key}"
+
 
 @contextmanager
 def classroom_process(root: Path, lesson: str = "room", seconds: float = 120) -> Iterator[Running]:
     """The real CLI serving `root`'s lesson on 127.0.0.1 (any free port); stopped with Ctrl-C
     (SIGINT) at the end, as a lecturer ends the class, and waited for (after-class files)."""
-    command = [sys.executable, str(ROOT / "build.py"), lesson, "--serve", "--classroom"]
-    command += ["--host", "127.0.0.1", "--port", "0"]
+    with serve_process(root, [lesson, "--classroom", "--host", "127.0.0.1"], seconds) as running:
+        yield running
+
+
+@contextmanager
+def preview_process(root: Path, lesson: str = "room", seconds: float = 120) -> Iterator[Running]:
+    """The real CLI previewing `root`'s lesson (`--serve` alone, any free port): its
+    `audience_url` is the deck's address, its `lead_url` the presenter's."""
+    with serve_process(root, [lesson], seconds) as running:
+        yield running
+
+
+@contextmanager
+def serve_process(root: Path, args: list[str], seconds: float) -> Iterator[Running]:
+    command = [sys.executable, str(ROOT / "build.py"), *args, "--serve", "--port", "0"]
     proc = subprocess.Popen(command, cwd=root, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
 
@@ -175,8 +204,17 @@ def classroom_process(root: Path, lesson: str = "room", seconds: float = 120) ->
     try:
         wait_for(lambda: any("slides built" in x or "up to date" in x for x in lines), seconds)
         lead_url = next(x for x in lines if x.startswith("presenter")).split(": ", 1)[1].strip()
-        audience_url = next(x for x in lines if x.startswith("students join")).split(": ")[1]
-        yield Running(proc, lines, lead_url, audience_url.strip())
+        deck = next(x for x in lines if x.startswith(("students join", "serving")))
+        audience_url = deck.split(": ")[1] if "join" in deck else deck.split()[1]
+        running = Running(proc, lines, lead_url, audience_url.strip())
+        lesson = args[0]
+
+        def served() -> bool:  # (the build is served a moment after it says it is built)
+            status = http(running, "GET", "/__deck/status", headers={"Cookie": running.lead_cookie})
+            return lesson in json.loads(status[2]).get("lessons", {})
+
+        wait_for(served, seconds)
+        yield running
     finally:
         proc.send_signal(signal.SIGINT)
         try:

@@ -1,22 +1,22 @@
-// Live cells, in the presenter's deck only (deck/classroom/live.py): each cell shown with its
-// code gets an "Edit" button; its code opens in a text box on the slide, "Run" runs it again
-// in the build's worker (its section, with the lesson's limits) and the room's stream brings
-// every screen the slides it changed; "Save" writes the code that ran into the lesson's file
-// (which rebuilds it), "Cancel" leaves the lesson as it is. What the server answers (errors)
-// is shown as text.
+// Live cells' controls, in the presenter's deck only (deck/classroom/live.py; the classroom's
+// and the preview's): each cell shown with its code gets an "Edit" button; its code opens in a
+// text box on the slide, "Run" runs it again in the build's worker (its section, with the
+// lesson's limits) and the server's stream brings every copy of the deck the slides it changed
+// (cells.js); "Save" writes the code that ran into the lesson's file (which rebuilds it),
+// "Cancel" leaves the lesson as it is. What the server answers (errors) is shown as text.
 (function () {
   "use strict";
-  var room = window.deckRoom;
-  if (!room || !room.lead || room.receiver) return;
-  var config = room.config;
+  var cells = window.deckCells;
+  if (!cells || !cells.lead || cells.receiver || !cells.config.live) return;
+  var config = cells.config;
   var TEXT = null;
   var editing = {}; // cell → {code, ran, status}
 
-  function cells() {
+  function shown() {
     return document.querySelectorAll(".reveal .slides [data-cell]");
   }
   function named(cell) {
-    return Array.prototype.filter.call(cells(), function (el) {
+    return Array.prototype.filter.call(shown(), function (el) {
       return el.getAttribute("data-cell") === cell;
     })[0];
   }
@@ -50,7 +50,7 @@
       editing[cell] = { code: answer.code, ran: false, status: "" };
       var el = named(cell);
       if (el) attach(el, cell);
-    }).catch(function (error) { console.error("deck classroom: cell:", error); });
+    }).catch(function (error) { console.error("deck: live cell:", error); });
   }
 
   function attach(el, cell) {
@@ -94,7 +94,7 @@
     if (!state) return;
     say(cell, TEXT.running);
     var body = action === "run" ? { cell: cell, code: state.code } : { cell: cell };
-    room.post(action, body).then(function (r) {
+    cells.post(action, body).then(function (r) {
       return r.json().catch(function () { return { errors: ["HTTP " + r.status] }; })
         .then(function (answer) {
           if (!r.ok) throw new Error((answer.errors || []).join("\n") || "HTTP " + r.status);
@@ -124,11 +124,11 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    TEXT = window.deckStrings("room");
-    cells().forEach(dress);
+    TEXT = window.deckStrings("cells");
+    shown().forEach(dress);
     // a live run's slides replace the old ones: dress them (an open editor stays open)
-    room.listeners.push(function (kind) {
-      if (kind === "patched") cells().forEach(dress);
+    cells.listeners.push(function (kind) {
+      if (kind === "patched") shown().forEach(dress);
     });
   });
 })();
