@@ -38,8 +38,9 @@ def preview(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 
 
 def run(preview: Running, marker: Path, headers: dict[str, str | None]) -> int:
-    """A run of the cell that, if it ran, would leave `marker`."""
-    code = f"open({str(marker)!r}, 'w').close()\n{CODE}"
+    """A run of the cell that, if it ran, would leave `marker` (its code longer than a vote's
+    4 KB: a cell's code may be long)."""
+    code = f"open({str(marker)!r}, 'w').close()  # {'·' * 3000}\n{CODE}"
     body = {"lesson": "room", "cell": CELL, "code": code}
     return http(preview, "POST", "/__deck/room/run", body, headers, timeout=120)[0]
 

@@ -218,3 +218,9 @@ def test_classroom_is_asked_for_with_serve_and_host_with_classroom(tmp_path: Pat
     assert ran.returncode == 2 and "--classroom needs --serve" in ran.stderr
     ran = run_cli(tmp_path, "room", "--host", "0.0.0.0")
     assert ran.returncode == 2 and "--host needs --classroom" in ran.stderr
+
+
+def test_a_cells_code_may_be_longer_than_a_vote(served: Served):
+    code = "# " + "x" * 8000  # (this server runs no cell: it says so, having read the code)
+    status, body = lead(served, "run", {"cell": "content/room/01-room.md:11", "code": code})
+    assert status == 404 and b"live cells are off" in body
