@@ -25,9 +25,13 @@ ANNOTATED = ("slides-annotated.pdf", "handout-annotated.pdf")
 SIZE = re.compile(r"--deck-width: (\d+)px; --deck-height: (\d+)px")
 
 
-def after_class(deck: Path, record: Path, log: Callable[[str], None]) -> list[Path]:
+def after_class(
+    deck: Path, record: Path, log: Callable[[str], None], handout: dict[str, int] | None = None
+) -> list[Path]:
     """Write the annotated slides and handout for the deck folder `deck` from `record`'s
-    ink.json; nothing when no ink was kept. The files written."""
+    ink.json; nothing when no ink was kept. The handout is laid out as `handout` says (the
+    lesson's `handout:`, as handout.pdf is: deck.publish.pdfs.handout_settings; None: two
+    slides a page). The files written."""
     try:
         storage = json.loads((record / "ink.json").read_bytes())
     except (OSError, ValueError):
@@ -55,7 +59,7 @@ def after_class(deck: Path, record: Path, log: Callable[[str], None]) -> list[Pa
                 ink.annotate(printed, storage, inked, margin, boards=False)
 
         jobs = [PrintJob(printed), PrintJob(staging / ANNOTATED[1], "student")]
-        print_pdfs(index, jobs, count, done, slides=inked, size=(width, height))
+        print_pdfs(index, jobs, count, done, slides=inked, handout=handout, size=(width, height))
         ink.annotate(printed, storage, staging / ANNOTATED[0], margin, boards=True)
         written = []
         for name in ANNOTATED:

@@ -13,8 +13,10 @@ from deck.classroom import guard, qr
 from deck.classroom.live import LiveCells
 from deck.classroom.routes import LEAD
 from deck.classroom.server import Limits, RoomServer
+from deck.errors import DeckError
 from deck.options import Options
 from deck.preview.serve import Build, Log, Preview, serve
+from deck.publish.pdfs import handout_settings
 from deck.source.registry import Source
 
 
@@ -25,6 +27,7 @@ def room_server(
     limits: Limits,
     record: bool = True,
     live: LiveCells | None = None,
+    handout: Callable[[str], dict[str, int] | None] = lambda lesson: None,
 ) -> Callable[..., RoomServer]:
     """The factory the preview opens its server with."""
     return functools.partial(
@@ -35,7 +38,23 @@ def room_server(
         limits=limits,
         record=record,
         live=live,
+        handout=handout,
     )
+
+
+def handouts(sources: list[Source]) -> Callable[[str], dict[str, int] | None]:
+    """Each served lesson's `handout:` settings as handout.pdf is printed with, read when the
+    class ends (the lesson as it is then); None when it cannot be read (the default then)."""
+    by_name = {source.name: source for source in sources}
+
+    def read(lesson: str) -> dict[str, int] | None:
+        source = by_name.get(lesson)
+        try:
+            return handout_settings(source.load().config) if source is not None else None
+        except (DeckError, OSError):
+            return None
+
+    return read
 
 
 def addresses(preview: Preview, keys: guard.Keys, join_host: str, lessons: list[str]) -> list[str]:
@@ -66,7 +85,9 @@ def serve_classroom(
     join_host = host if host not in (None, "0.0.0.0", "") else qr.lan_address()
     assert join_host is not None
     live = LiveCells(watched, options, log) if options is not None else None
-    make = room_server(host or "0.0.0.0", join_host, keys, limits or Limits(), live=live)
+    make = room_server(
+        host or "0.0.0.0", join_host, keys, limits or Limits(), live=live, handout=handouts(watched)
+    )
     names = [source.name for source in watched]
 
     def started(preview: Preview) -> None:

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
@@ -180,8 +181,10 @@ class RoomServer(PreviewServer):
         limits: Limits,
         record: bool = True,
         live: LiveCells | None = None,
+        handout: Callable[[str], dict[str, int] | None] = lambda lesson: None,
     ) -> None:
         self.keys = keys
+        self.handout = handout  # a lesson's `handout:` settings, for the annotated handout
         self.limits = limits
         self.join_host = join_host
         self.classroom = Classroom()
@@ -240,7 +243,8 @@ class RoomServer(PreviewServer):
         def work() -> None:
             for lesson in sorted(self.classroom.rooms):
                 try:
-                    after_class(self.out / lesson, record_folder(self.out, lesson), self.log)
+                    folder = record_folder(self.out, lesson)
+                    after_class(self.out / lesson, folder, self.log, self.handout(lesson))
                 except Exception as exc:  # a broken browser: the ink stays in ink.json
                     self.log(f"note: classroom: no annotated PDFs for {lesson}: {exc}")
 

@@ -130,3 +130,29 @@ def test_no_ink_no_annotated_pdfs(built: Built, tmp_path: Path):
     assert after_class(built.out, tmp_path / "none", print) == []
     (tmp_path / "ink.json").write_text(json.dumps(storage([])))
     assert after_class(built.out, tmp_path, print) == []
+
+
+def test_the_annotated_handout_is_laid_out_as_the_lessons_handout(tmp_path: Path):
+    """`handout: {per-page: 1}` in lesson.yml: when the class ends, handout-annotated.pdf has a
+    slide a page, as handout.pdf has (not the default two)."""
+    from deck.classroom.serve import handouts
+    from deck.source.registry import LessonFolder
+    from fixture_build import copy_fixture, run_build
+    from room_support import serve_room
+
+    folder = copy_fixture("room", tmp_path)
+    with (folder / "lesson.yml").open("a", encoding="utf-8") as f:
+        f.write("handout:\n  per-page: 1\n")
+    ran = run_build(tmp_path, "room", "--to", "html,pdf")
+    assert ran.returncode == 0, ran.stderr
+    with pikepdf.open(tmp_path / "dist" / "room" / "handout.pdf") as pdf:
+        expected = len(pdf.pages)
+    assert handouts([LessonFolder("room", folder)])("room") == {"perPage": 1}
+    assert handouts([LessonFolder("room", folder)])("another") is None
+    record = tmp_path / "dist" / "room.classroom"
+    record.mkdir()
+    (record / "ink.json").write_text(json.dumps(storage([pen(1, [line(300, 200, 600, 200)])])))
+    with serve_room(Built(tmp_path, "room", ran)):
+        pass  # the class ends at once
+    with pikepdf.open(record / "handout-annotated.pdf") as pdf:
+        assert len(pdf.pages) == expected == 4  # four slides in the handout (two pages at two)

@@ -18,7 +18,7 @@ from typing import Any
 
 from deck.classroom.crowd import hall_deck
 from deck.classroom.guard import Keys
-from deck.classroom.serve import room_server
+from deck.classroom.serve import handouts, room_server
 from deck.classroom.server import Limits
 from deck.preview.serve import Preview, running
 from deck.source.registry import LessonFolder
@@ -74,9 +74,12 @@ def serve_room(
     build: Callable[[], object] = lambda: None,
     limits: Limits | None = None,
 ) -> Iterator[Served]:
+    """The built lesson in a classroom, as `serve_classroom` serves it (its `handout:` read
+    for the annotated handout when the class ends)."""
     lines: list[str] = []
-    make = room_server("127.0.0.1", "127.0.0.1", Keys(KEY), limits or Limits())
     lesson = LessonFolder(built.lesson, built.root / "content" / built.lesson)
+    handout = handouts([lesson])
+    make = room_server("127.0.0.1", "127.0.0.1", Keys(KEY), limits or Limits(), handout=handout)
     with running(build, [lesson], built.root / "dist", lines.append, 0, make) as preview:
         served = Served(preview, built.lesson, lines)
         wait_for(lambda: served.classroom.rooms.get(built.lesson), 60)
