@@ -253,9 +253,10 @@ def serve(
     make: MakeServer = PreviewServer,
     started: Callable[[Preview], None] | None = None,
 ) -> None:
-    """Serve `out` on 127.0.0.1:`port` (`make`: the server, the classroom's for one), build now
-    and after every change, until Ctrl-C or `stop`. Raises ServeError, before building
-    anything, when the port cannot be used. `started(preview)` says how to reach it."""
+    """Serve `out` on 127.0.0.1:`port` (`make`: the server; `--serve` opens one with live
+    cells, `--classroom` the classroom's), build now and after every change, until Ctrl-C or
+    `stop`. Raises ServeError, before building anything, when the port cannot be used.
+    `started(preview)` says how to reach it."""
     preview = Preview(build, watched, out, port, log, make)
     if started is not None:
         started(preview)
