@@ -80,10 +80,24 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--serve",
         action="store_true",
-        help="preview on 127.0.0.1 and rebuild (without PDFs) whenever a lesson file changes",
+        help="preview on 127.0.0.1 and rebuild (without PDFs) whenever a lesson file changes; "
+        "the presenter's address it prints (with a secret) edits and runs cells on the slides",
     )
     p.add_argument(
         "--port", default="8000", metavar="P", help="port for --serve (default 8000; 0: any free)"
+    )
+    p.add_argument(
+        "--classroom",
+        action="store_true",
+        help="with --serve: serve the room's network; students' devices follow the presenter "
+        "and vote, the presenter's ink is kept (the presenter's address, with its secret, is "
+        "printed; docs/guide/classroom.md)",
+    )
+    p.add_argument(
+        "--host",
+        metavar="ADDR",
+        help="with --classroom: the address to serve and give students (default: every "
+        "interface, and this machine's address on its network)",
     )
     p.add_argument("--force", action="store_true", help="re-run every cell, ignoring the cache")
     p.add_argument(
@@ -205,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--executor sends the sections of one build: not with --serve")
     if args.frozen_only and args.force:
         p.error("--frozen-only runs no cell, --force runs every cell: choose one")
+    if args.classroom and not args.serve:
+        p.error("--classroom needs --serve")
+    if args.host is not None and not args.classroom:
+        p.error("--host needs --classroom (the preview alone serves 127.0.0.1 only)")
     outputs = None
     if args.to is not None:
         try:
@@ -260,20 +278,24 @@ def main(argv: list[str] | None = None) -> int:
         executor=executor,
     )
     if args.serve:
-        from deck.preview.serve import ServeError, parse_port, serve
+        from deck.preview.serve import ServeError, parse_port
 
         # (its own page lists the decks; the page it shows checks the layout: static/live.js)
         first = replace(options, pdf=False, course=False, lint=False)
         later = replace(first, force=False)
         builds = iter([first])
+        say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+        rebuild = lambda: build(names, next(builds, later), LogOnly(log))  # noqa: E731
         try:
-            serve(
-                lambda: build(names, next(builds, later), LogOnly(log)),
-                sources,
-                args.out,
-                parse_port(args.port),
-                lambda message: print(message, file=sys.stderr, flush=True),
-            )
+            if args.classroom:
+                from deck.classroom.serve import serve_classroom
+
+                port = parse_port(args.port)
+                serve_classroom(rebuild, sources, args.out, port, say, args.host, options=later)
+            else:  # the preview, with the presenter's live cells (its secret: the terminal's)
+                from deck.classroom.livepreview import serve_live
+
+                serve_live(rebuild, sources, args.out, parse_port(args.port), say, later)
         except ServeError as exc:
             print(f"build.py: error: {exc}", file=sys.stderr)
             return 2

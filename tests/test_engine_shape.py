@@ -52,6 +52,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("render",),
     ("publish",),
     ("pipeline", "preview", "docsite"),
+    ("classroom",),  # the preview served to a room: its server is the preview's
     ("cli",),
     ("buildd",),  # the warm build service: runs the CLI in a fork of itself
     ("reference",),  # the docs site's reference pages, read from every layer

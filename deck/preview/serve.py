@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from deck.errors import DeckError
-from deck.preview.server import PAGE, STATUS, ServeError, Status, hidden, open_server
+from deck.preview.server import (
+    PAGE,
+    STATUS,
+    MakeServer,
+    PreviewServer,
+    ServeError,
+    Status,
+    hidden,
+    open_server,
+)
 from deck.preview.watch import Changes, Watcher
 from deck.source.registry import Source
 from deck.theme import SLIDE_VIEWPORT
@@ -115,12 +124,20 @@ class Preview:
     """A bound preview server and its rebuild loop (`run`); `serve` runs one in the foreground,
     tests and benchmarks in a thread (`running`)."""
 
-    def __init__(self, build: Build, watched: list[Source], out: Path, port: int, log: Log):
+    def __init__(
+        self,
+        build: Build,
+        watched: list[Source],
+        out: Path,
+        port: int,
+        log: Log,
+        make: MakeServer = PreviewServer,
+    ):
         self.build = build
         self.log = log
         self.status = Status()
         self.outputs = Outputs(out)
-        self.server = open_server(port, out, self.status, log)
+        self.server = open_server(port, out, self.status, log, make)
         self.watcher = Watcher(watched, log)
         try:
             self.watcher.start()
@@ -233,12 +250,19 @@ def serve(
     port: int,
     log: Log,
     stop: threading.Event | None = None,
+    make: MakeServer = PreviewServer,
+    started: Callable[[Preview], None] | None = None,
 ) -> None:
-    """Serve `out` on 127.0.0.1:`port`, build now and after every change, until Ctrl-C or
-    `stop`. Raises ServeError, before building anything, when the port cannot be used."""
-    preview = Preview(build, watched, out, port, log)
-    names = " ".join(f"{preview.url}{source.name}/" for source in watched)
-    log(f"serving {names or preview.url} (Ctrl-C stops)")
+    """Serve `out` on 127.0.0.1:`port` (`make`: the server; `--serve` opens one with live
+    cells, `--classroom` the classroom's), build now and after every change, until Ctrl-C or
+    `stop`. Raises ServeError, before building anything, when the port cannot be used.
+    `started(preview)` says how to reach it."""
+    preview = Preview(build, watched, out, port, log, make)
+    if started is not None:
+        started(preview)
+    else:
+        names = " ".join(f"{preview.url}{source.name}/" for source in watched)
+        log(f"serving {names or preview.url} (Ctrl-C stops)")
     try:
         preview.run(stop or threading.Event())
     except KeyboardInterrupt:
@@ -249,10 +273,15 @@ def serve(
 
 @contextmanager
 def running(
-    build: Build, watched: list[Source], out: Path, log: Log = lambda _: None, port: int = 0
+    build: Build,
+    watched: list[Source],
+    out: Path,
+    log: Log = lambda _: None,
+    port: int = 0,
+    make: MakeServer = PreviewServer,
 ) -> Iterator[Preview]:
     """A preview serving and rebuilding in a background thread (for tests and benchmarks)."""
-    preview = Preview(build, watched, out, port, log)
+    preview = Preview(build, watched, out, port, log, make)
     stop = threading.Event()
     thread = threading.Thread(target=preview.run, args=(stop,), name="deck-rebuild", daemon=True)
     thread.start()

@@ -269,9 +269,13 @@ class Handler(BaseHTTPRequestHandler):
         config = {"events": EVENTS, "lesson": lesson, "page": digest, "files": known.get("files")}
         # the check slides.pdf's printing runs, in a frame of the slides' size
         config.update(layout=LAYOUT, lint=OVERFLOW, viewport=SLIDE_VIEWPORT)
-        page = inject(data.decode("utf-8", errors="replace"), client(config))
+        page = inject(self.dress(lesson, data.decode("utf-8", errors="replace")), client(config))
         extra = {"X-Deck-Page": digest}
         self.reply(page.encode("utf-8"), "text/html; charset=utf-8", with_body, headers=extra)
+
+    def dress(self, lesson: str, page: str) -> str:
+        """The page as served (a server with live cells adds their client: deck.classroom)."""
+        return page
 
     def missing(self, route: str) -> bytes:
         lesson = unquote(route, errors="replace").strip("/").split("/")[0]
@@ -337,11 +341,19 @@ class PreviewServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1024  # the kernel caps it at net.core.somaxconn
 
-    def __init__(self, port: int, out: Path, status: Status, log: Log) -> None:
+    def __init__(
+        self,
+        port: int,
+        out: Path,
+        status: Status,
+        log: Log,
+        host: str = "127.0.0.1",
+        handler: type[Handler] = Handler,
+    ) -> None:
         self.out = out
         self.status = status
         self.log = log
-        super().__init__(("127.0.0.1", port), Handler)
+        super().__init__((host, port), handler)
 
     def server_bind(self) -> None:
         socketserver.TCPServer.server_bind(self)  # not HTTPServer's: no reverse DNS lookup
@@ -354,14 +366,21 @@ class PreviewServer(ThreadingHTTPServer):
             self.log(f"note: preview server: {type(exc).__name__}: {exc}")
 
 
-def open_server(port: int, out: Path, status: Status, log: Log) -> PreviewServer:
+MakeServer = Callable[[int, Path, Status, Log], PreviewServer]
+
+
+def open_server(
+    port: int, out: Path, status: Status, log: Log, make: MakeServer = PreviewServer
+) -> PreviewServer:
+    """`make(port, out, status, log)` (the preview's server, or the classroom's), with a
+    one-line ServeError when the port cannot be used."""
     try:
-        return PreviewServer(port, out, status, log)
+        return make(port, out, status, log)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ServeError(f"port {port} is in use (choose another with --port)") from None
         if exc.errno == errno.EACCES:
             raise ServeError(f"no permission to use port {port} (choose another)") from None
-        raise ServeError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+        raise ServeError(f"cannot listen on port {port}: {exc.strerror or exc}") from None
     except OverflowError:
         raise ServeError(f"--port {port} is out of range") from None

@@ -55,11 +55,13 @@ STATIC_FILES = (
 # the page still loads one script. The UI strings: the page's parts of strings.json (as the
 # script `deck.strings.page_script` makes of them), then strings.js, which reads them. The
 # widget runtime comes first, then the lesson's widget kinds (each registers itself;
-# LESSON_WIDGETS stands for their scripts), start.js (starts them all), then the popover.
+# LESSON_WIDGETS stands for their scripts), start.js (starts them all), then the popover. The
+# deck's behaviour, then its search box's.
 LESSON_WIDGETS = "<the lesson's widget kinds>"
 ASSEMBLED = {
     "strings.js": ("strings.json", "strings.js"),
     "widgets.js": ("widgets/runtime.js", LESSON_WIDGETS, "widgets/start.js", "provenance.js"),
+    "deck.js": ("deck.js", "decksearch.js"),
 }
 STRINGS = STATIC / "strings.json"  # (deck.strings.DATA)
 

@@ -28,7 +28,12 @@ def pdf_digest(path: Path) -> str:
 
 def handout_options(built: Built) -> dict[str, int]:
     """`handout:` of lesson.yml as handout.js takes it: `perPage`, and `lines` when set."""
-    config = getattr(built.lesson.config, "handout", None)
+    return handout_settings(built.lesson.config)
+
+
+def handout_settings(lesson_config: object) -> dict[str, int]:
+    """`handout_options` of a lesson's config (a `.qmd`'s has none: two slides a page)."""
+    config = getattr(lesson_config, "handout", None)
     if config is None:
         return {"perPage": 2}
     options = {"perPage": config.per_page}

@@ -40,15 +40,17 @@ def render_cell(r: RenderContext, cell: ShownCell) -> str:
         shown = outputs(r, cell)
     finally:
         r.number = number
+    # an echoed cell names itself: the classroom's live cells run it again (deck/classroom)
+    named = f' data-cell="{html.escape(str(cell.loc))}"' if cell.echo else ""
     if location == "slide":
         r.slide_state.extra.append(f'<div class="cell output-location-slide">{shown}</div>')
-        return f'<div class="cell">{code}</div>' if code else ""
+        return f'<div class="cell"{named}>{code}</div>' if code else ""
     if location == "fragment" and shown:
         shown = f'<div class="fragment">{shown}</div>'
     elif location in ("column", "column-fragment"):
         fragment = " fragment" if location == "column-fragment" else ""
         return (
-            '<div class="columns column-output-location">'
+            f'<div class="columns column-output-location"{named}>'
             f'<div class="column">{code}</div><div class="column{fragment}">{shown}</div></div>'
         )
     label = cell.label or ""
@@ -63,7 +65,7 @@ def render_cell(r: RenderContext, cell: ShownCell) -> str:
     body = code + shown
     # an exercise's cell (`#| exercise: true`): the students' handout prints the in-class line
     kind = "cell exercise" if cell.exercise else "cell"
-    return f'<div class="{kind}">{body}</div>' if body else ""
+    return f'<div class="{kind}"{named}>{body}</div>' if body else ""
 
 
 PLOTLY_JS = re.compile(r'^<div class="deck-plotly" data-plotly-js="(plotly-[\w.+-]+\.min\.js)">')

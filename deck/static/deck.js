@@ -134,6 +134,7 @@
         if (quizMode === "poll") {
           setVotes(button, votes(button) + 1);
           showTotal(quiz);
+          window.deckPresent.refreshSpeaker(); // (present.js published the click before this)
           return;
         }
         var right = button.dataset.correct === "true";
@@ -300,7 +301,7 @@
   if (!printing) plugins.push(RevealSearch, RevealZoom, RevealMenu, RevealChalkboard);
 
   // A .qmd's presentation options (slide-number, controls, progress) over the deck's own.
-  Reveal.initialize(Object.assign({
+  var revealConfig = Object.assign({
     width: 1280,
     height: 720,
     margin: printing ? 0 : 0.04,
@@ -338,53 +339,9 @@
       eraser: { src: asset("chalkboard/img/sponge.png"), radius: 20 },
       background: ["rgba(127,127,127,.1)", asset("chalkboard/img/blackboard.png")],
     },
-  }, (window.deckOptions || {}).reveal));
-
-  // ---- search (reveal's plugin, Ctrl+Shift+F) ----------------------------------------------
-  // It also searches the speaker notes, which the slide does not show: when the slide it
-  // turned to matches only there, say so beside the box. Esc in the box closes it.
-  var SEARCH = window.deckStrings("search");
-  function searchMarks(section) {
-    return Array.prototype.slice.call(section.querySelectorAll("em")).filter(function (em) {
-      return em.style.backgroundColor && em.style.fontStyle === "inherit";
-    });
-  }
-  function labelSearch() {
-    var box = document.querySelector(".reveal .searchbox");
-    var slide = Reveal.getCurrentSlide();
-    if (!box || !slide) return;
-    var label = box.querySelector(".deck-search-where");
-    if (!label) {
-      label = document.createElement("span");
-      label.className = "deck-search-where";
-      label.setAttribute("role", "status");
-      box.appendChild(label);
-    }
-    var marks = searchMarks(slide);
-    // Shown: laid out, not in the notes (a handout block, a formula's MathML are matched too).
-    var shown = marks.filter(function (m) {
-      return !m.closest("aside.notes") && m.getClientRects().length > 0;
-    });
-    var notes = marks.some(function (m) { return m.closest("aside.notes"); });
-    label.textContent = !marks.length || shown.length ? "" : notes ? SEARCH.notesOnly
-      : SEARCH.hiddenOnly;
-    label.hidden = !label.textContent;
-  }
-  document.addEventListener("keyup", function (event) {
-    if (event.keyCode === 13 && event.target.matches && event.target.matches(".searchinput")) {
-      labelSearch();
-    }
-  });
-  document.addEventListener("keydown", function (event) {
-    if (event.key !== "Escape" || !event.target.matches || !event.target.matches(".searchinput")) {
-      return;
-    }
-    event.preventDefault();
-    event.stopPropagation();
-    var search = Reveal.getPlugin("search");
-    if (search) search.close();
-    event.target.blur();
-  }, true);
+  }, (window.deckOptions || {}).reveal);
+  if (window.deckRevealTweak) window.deckRevealTweak(revealConfig); // the classroom's pages
+  Reveal.initialize(revealConfig);
 
   if (!printing) {
     Reveal.addKeyBinding({ keyCode: 65, key: "A", description: TEXT.revealKey }, toggleReveal);

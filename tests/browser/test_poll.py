@@ -175,6 +175,15 @@ def test_the_speaker_view_shows_the_votes_and_resets_them(context, deck):
     deck.wait_for_function("document.querySelector('section.present .quiz.revealed')")
 
 
+def test_the_speaker_view_counts_a_click_in_the_projector_at_once(context, deck):
+    speaker, _ = open_speaker_view(context, deck)
+    deck.locator("section.present .quiz-choice").nth(0).click()  # one click, nothing after it
+    speaker.wait_for_function(
+        "document.querySelectorAll('.deck-speaker-poll li')[0].textContent.startsWith('A  1 票')",
+        timeout=3000,
+    )  # (it was one click behind: the list was drawn before the click was counted)
+
+
 def test_the_speaker_view_hides_the_votes_on_a_slide_without_a_quiz(context, deck):
     speaker, _ = open_speaker_view(context, deck)
     deck.evaluate("Reveal.slide(0)")

@@ -163,7 +163,8 @@ def test_stepped_code_lays_each_step_over_the_first(features: Built):
 
 def test_cell_options_echo_line_numbers_and_output_location(features: Built):
     body = slide(features, "Cells")
-    columns = re.search(r'<div class="columns column-output-location">(.*)', body, re.S).group(1)
+    found = re.search(r'<div class="columns column-output-location"[^>]*>(.*)', body, re.S)
+    columns = found.group(1)
     code, output = re.findall(r'<div class="column">(.*?)</div></div>', columns, re.S)[0], columns
     assert "values" in code and 'code-line highlight-line"><span class="n">total' in code
     assert '<pre class="stdout">6\n</pre>' in output
