@@ -334,7 +334,7 @@ def _unchanged(
     # engine files) is still as it was
     from deck.store.sections import Store
 
-    return Store(options.cache, source.name, source.path).dependencies_hold() == ""
+    return Store(options.cache, source.name, source.folder).dependencies_hold() == ""
 
 
 def check_paths(sources: list[Source], options: Options) -> None:

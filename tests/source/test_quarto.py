@@ -420,6 +420,22 @@ def test_the_build_uses_the_qmds_folder_not_a_content_folder(tmp_path: Path):
     assert rebuilt.returncode == 0 and "up to date" not in rebuilt.stderr
 
 
+def test_a_qmd_whose_cell_tests_paths_of_its_folder_is_up_to_date_when_nothing_changed(
+    tmp_path: Path,
+):
+    """A cell's tests of paths are checked from the .qmd's folder (as they were recorded), not
+    from the file itself: `.` is the folder, so a build with nothing changed stays up to date."""
+    cell = "```{python}\nimport os\nhere = os.path.isdir('.') and not os.path.exists('x')\n```\n"
+    qmd = write(tmp_path / "talk", {"mini.qmd": f"## A\n\n{cell}\n`{{python}} here`\n"})
+    for _ in range(2):
+        proc = run_cli(tmp_path, str(qmd), "--no-pdf", "--out", str(tmp_path / "dist"))
+        assert proc.returncode == 0, proc.stderr
+    assert "mini: up to date" in proc.stderr
+    (qmd.parent / "x").write_text("now there")  # (a path it tested changed: it runs again)
+    again = run_cli(tmp_path, str(qmd), "--no-pdf", "--out", str(tmp_path / "dist"))
+    assert "up to date" not in again.stderr and "ran" in again.stderr
+
+
 def test_an_output_folder_holding_the_file_is_refused_with_exit_2(tmp_path: Path):
     qmd = write(tmp_path / "talk", {"mini.qmd": "## A\n"})
     proc = run_cli(tmp_path, str(qmd), "--no-pdf", "--out", str(tmp_path))
