@@ -34,12 +34,13 @@ import os
 import signal
 import socket
 import stat
-import struct
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+from deck.localsocket import read_line, same_user
 
 ENGINE = Path(__file__).resolve().parent
 ROOT = ENGINE.parent
@@ -118,23 +119,6 @@ def service_key(env: dict[str, str]) -> str:
     return h.hexdigest()
 
 
-def _same_user(sock: socket.socket) -> bool:
-    if not hasattr(socket, "SO_PEERCRED"):
-        return True
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", creds)[1] == os.getuid()
-
-
-def _line(sock: socket.socket) -> bytes:
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = sock.recv(65536)
-        if not chunk or len(data) > MAX_LINE:
-            raise ConnectionError("no whole line")
-        data += chunk
-    return data
-
-
 # ---- the build's side -----------------------------------------------------------------------
 
 
@@ -147,13 +131,13 @@ def run(argv: list[str]) -> int | None:
     try:
         sock.settimeout(CONNECT_WAIT)
         sock.connect(os.fsencode(socket_path()))
-        if not _same_user(sock):
+        if not same_user(sock):
             return None
         encodings = [getattr(s, "encoding", None) for s in (sys.stdout, sys.stderr)]
         request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "encoding": encodings}
         fds = [fd if _is_open(fd) else os.open(os.devnull, os.O_RDWR) for fd in (0, 1, 2)]
         socket.send_fds(sock, [json.dumps(request).encode() + b"\n"], fds)
-        if not json.loads(_line(sock)).get("ok"):
+        if not json.loads(read_line(sock)).get("ok"):
             return None
     except (OSError, ValueError):
         sock.close()
@@ -180,7 +164,7 @@ def _wait(sock: socket.socket) -> int:
     for name in SIGNALS:
         signal.signal(getattr(signal, name), forward)
     try:
-        said = _line(sock).decode()
+        said = read_line(sock).decode()
     except (OSError, UnicodeDecodeError):
         said = ""
     if said.startswith("exit "):
@@ -201,7 +185,7 @@ def start() -> None:
         log = os.open(path.parent / "buildd.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     except OSError:
         return
-    argv = [sys.executable, "-P", str(ENGINE / "buildd.py")]  # (-P: not its folder on the path)
+    argv = service_command()
     actions: list[tuple] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
     actions += [(os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
     with contextlib.suppress(OSError, NotImplementedError):  # (the build's own environment)
@@ -287,7 +271,7 @@ def _take(conn: socket.socket, listener: socket.socket, key: str) -> bool:
     fds: list[int] = []
     try:
         conn.settimeout(10)
-        if not _same_user(conn):
+        if not same_user(conn):
             return True
         data, fds, _, _ = socket.recv_fds(conn, MAX_LINE, 3)
         while not data.endswith(b"\n") and len(data) < MAX_LINE:
@@ -389,10 +373,18 @@ def _signals(conn: socket.socket, done: threading.Event) -> None:
                 os.kill(os.getpid(), number)
 
 
-if __name__ == "__main__":  # (run as a file: `deck` from the project, not the working folder)
-    sys.path.insert(0, str(ROOT))
+def main() -> int:
+    """The service's process (`service_command`)."""
     try:
-        sys.exit(serve())
+        return serve()
     except Exception as exc:
         say(f"ended: {type(exc).__name__}: {exc}")
-        sys.exit(1)
+        return 1
+
+
+def service_command() -> list[str]:
+    """How the service is started: `deck` imported from the project (never the working folder:
+    `-P`), with the build's own environment (no PYTHONPATH of the service's: the key's)."""
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from deck import buildd; "
+    code += "sys.exit(buildd.main())"
+    return [sys.executable, "-P", "-c", code]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from catalogue import write_lesson
+from deck import buildd
 from fixture_build import ROOT, copy_fixture
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the service forks")
@@ -29,7 +30,7 @@ def service(tmp_path: Path) -> Iterator[dict[str, str]]:
     (tmp_path / "s").mkdir()
     log = open(tmp_path / "s" / "service.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(
-        [sys.executable, "-P", str(ROOT / "deck" / "buildd.py")],
+        buildd.service_command(),
         env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     until = time.monotonic() + 30
@@ -134,8 +135,6 @@ def _alive(pid: int) -> bool:
 
 
 def test_serve_and_python_flags_run_in_their_own_process() -> None:
-    from deck import buildd
-
     os.environ["DECK_BUILDD"] = "1"
     try:
         assert buildd.enabled(["mini", "--no-pdf"])

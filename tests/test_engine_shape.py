@@ -43,7 +43,7 @@ def test_each_static_script_is_small() -> None:
 # and the renderer ask their registry, and each kind module holds a kind's parse, render,
 # resolution and per-output handlers over the protocols in `deck.blocks.base`/`context`.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "theme", "strings", "progress", "host", "interpreter", "widgetdata"),
+    ("errors", "theme", "strings", "progress", "host", "interpreter", "widgetdata", "localsocket"),
     ("model",),
     ("options", "store"),
     ("show", "blocks"),

@@ -28,7 +28,6 @@ import os
 import signal
 import socket
 import stat
-import struct
 import sys
 import tempfile
 import time
@@ -36,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from deck.localsocket import read_line, same_user
 from deck.publish.pdf import Overflow
 from deck.publish.printer import printer_key
 from deck.theme import ENGINE
@@ -102,23 +102,6 @@ def socket_path(cache: Path) -> Path:
     return folder / name
 
 
-def _same_user(sock: socket.socket) -> bool:
-    if not hasattr(socket, "SO_PEERCRED"):
-        return True
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", creds)[1] == os.getuid()
-
-
-def _read_line(sock: socket.socket) -> bytes:
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = sock.recv(65536)
-        if not chunk or len(data) > MAX_LINE:
-            raise ConnectionError("no whole line")
-        data += chunk
-    return data
-
-
 def ask(path: Path, request: dict, timeout: float = ANSWER_WAIT) -> dict:
     """The service's answer to `request`; NotListening when none listens on `path`, another
     OSError when it took the request and gave no answer (it was ending, or it stopped)."""
@@ -128,11 +111,11 @@ def ask(path: Path, request: dict, timeout: float = ANSWER_WAIT) -> dict:
             sock.connect(os.fsencode(path))
         except (FileNotFoundError, ConnectionRefusedError) as exc:
             raise NotListening(str(exc)) from exc
-        if not _same_user(sock):
+        if not same_user(sock):
             raise PermissionError(f"{path}: a service of another user")
         sock.sendall(json.dumps(request).encode() + b"\n")
         try:
-            answer = json.loads(_read_line(sock))
+            answer = json.loads(read_line(sock, MAX_LINE))
         except ValueError as exc:
             raise ConnectionError("not an answer") from exc
     if not isinstance(answer, dict):
@@ -361,9 +344,9 @@ def take(service: Service, idle: float, reply: Callable[[object], tuple[dict, bo
     with conn:
         conn.settimeout(30)
         try:
-            if not _same_user(conn):
+            if not same_user(conn):
                 return True
-            said, done = reply(json.loads(_read_line(conn)))
+            said, done = reply(json.loads(read_line(conn, MAX_LINE)))
         except (OSError, ValueError):
             return True
         if done:
