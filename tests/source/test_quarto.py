@@ -460,7 +460,7 @@ def test_a_qmd_and_the_same_lesson_folder_give_the_same_slides(tmp_path: Path):
     def shown(out: str) -> list[tuple[str, str]]:
         page = (tmp_path / out / "same" / "index.html").read_text()
         # where each computed value came from (file:line) differs too: drop the provenance
-        page = re.sub(r' data-(loc|cells|marks)="[^"]*"', "", page)
+        page = re.sub(r' data-(loc|cells|marks|cell)="[^"]*"', "", page)
         page = re.sub(r'\n?<script type="application/json" class="value-sources">.*?</script>',
                       "", page, flags=re.S)  # fmt: skip
         found = SECTION.findall(page)
