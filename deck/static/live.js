@@ -263,9 +263,17 @@
       }));
     });
   }
+  var measuring = null; // the frame of the running check and how to end it early
   function measureLayout() {
     return new Promise(function (resolve, reject) {
       var frame = document.createElement("iframe");
+      measuring = {
+        frame: frame,
+        abort: function () {
+          frame.remove(); // (its loading and scripts stop with it)
+          reject(new Error("aborted"));
+        },
+      };
       frame.setAttribute("data-deck-lint", "");
       frame.setAttribute("aria-hidden", "true");
       frame.tabIndex = -1;
@@ -299,7 +307,9 @@
     if (checking || !config.lint || !info || (done && done.page === info.page)) return;
     checking = true;
     live.layoutChecks = (live.layoutChecks || 0) + 1;
-    measureLayout()
+    var measured = measureLayout();
+    measuring.page = info.page;
+    measured
       .then(function (found) {
         return fetch(config.layout, {
           method: "POST",
@@ -308,10 +318,11 @@
         });
       })
       .catch(function (error) {
-        console.error("deck live preview: layout check:", error);
+        if (error.message !== "aborted") console.error("deck live preview: layout check:", error);
       })
       .then(function () {
         checking = false;
+        measuring = null;
         if (latest !== status) whenIdle(checkLayout); // a newer build came meanwhile
       });
   }
@@ -327,8 +338,20 @@
     });
   }
 
+  // A newer build ends the check of the older one at once: its hidden frame shares this page's
+  // main thread, and the update (and the author's edit on screen) must not wait for it.
+  function abortStaleCheck(status) {
+    var info = status.lessons[config.lesson];
+    if (measuring && (!info || info.page !== measuring.page)) {
+      measuring.abort();
+      measuring = null;
+      live.layoutAborted = (live.layoutAborted || 0) + 1;
+    }
+  }
+
   function onStatus(status) {
     live.times = { message: performance.now() };
+    abortStaleCheck(status);
     var measured = (status.layout || {})[config.lesson];
     showErrors(status.errors, measured ? measured.warnings : []);
     latest = status;

@@ -32,6 +32,7 @@ def wait_for(check, timeout: float = 120) -> None:  # noqa: ANN001
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_the_serve_banner_names_an_overflowing_slide_until_it_is_fixed(tmp_path: Path, browser):
     from deck.publish.pdf import measure_overflow
 
@@ -106,3 +107,49 @@ def test_the_server_hears_only_json_about_the_page_it_serves(tmp_path: Path):
         assert post(mine) == 204
         said = p.status.as_dict()["layout"]["long"]["warnings"]
         assert said == ["content/long/01-a.md:5: warning [overflow] slide 2 overflows 9 px down"]
+
+
+@pytest.mark.slow
+def test_a_newer_build_ends_the_running_check_at_once_and_its_page_is_checked(
+    tmp_path: Path, browser
+):
+    """The check's hidden frame shares the page's main thread: a build that lands while it
+    runs ends it (the update must not wait), and the newer page is checked instead. The frame's
+    load is held until the edit has landed, so the older check cannot finish first."""
+    folder = tmp_path / "content" / "long"
+    folder.mkdir(parents=True)
+    (folder / "lesson.yml").write_text("title: long\nlang: en\ntitle-slide: false\n")
+    (folder / "01-a.md").write_text(SLIDES)
+    options = options_in(tmp_path)
+    watched = [LessonFolder("long", folder)]
+    with running(lambda: build(["long"], options), watched, options.out) as p:
+        wait_for(lambda: p.status.builds == 1)
+        first = p.status.as_dict()["lessons"]["long"]["page"]
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        held: list = []
+        context.route("**/long/?print-pdf", lambda route: held.append(route))
+        page = context.new_page()
+        page.goto(f"{p.url}long/")
+        page.wait_for_function(READY)
+        page.wait_for_function("document.querySelector('iframe[data-deck-lint]') !== null")
+        (folder / "01-a.md").write_text(SLIDES.replace("## Too long", "## Still too long"))
+        wait_for(lambda: p.status.builds == 2)
+        second = p.status.as_dict()["lessons"]["long"]["page"]
+        assert second != first
+        page.wait_for_function("deckLive.layoutAborted === 1", timeout=20_000)
+        assert page.evaluate("document.querySelectorAll('iframe[data-deck-lint]').length") <= 1
+        context.unroute("**/long/?print-pdf")
+        for route in held:  # (the aborted frame's request: gone with its frame)
+            try:
+                route.continue_()
+            except Exception:  # noqa: BLE001, S110
+                pass
+        page.wait_for_function(
+            "document.querySelectorAll('.slides > section')[1].textContent.includes('Still')"
+        )
+        wait_for(lambda: "long" in p.status.as_dict()["layout"])
+        said = p.status.as_dict()["layout"]["long"]
+        assert said["page"] == second
+        assert len(said["warnings"]) == 1 and "slide 2 overflows" in said["warnings"][0]
+        assert page.evaluate("deckLive.layoutChecks") == 2
+        context.close()
