@@ -58,6 +58,7 @@ def build(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedPr
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_build_in_the_service_is_the_build_of_its_own_process(
     tmp_path: Path, service: dict[str, str]
 ) -> None:
@@ -89,6 +90,7 @@ def test_its_errors_and_exit_status_reach_the_author(
     assert helped.returncode == 0 and "usage: build.py" in helped.stdout
 
 
+@pytest.mark.slow
 def test_another_key_is_never_served(tmp_path: Path, service: dict[str, str]) -> None:
     copy_fixture("mini", tmp_path)
     other = build(tmp_path, {**service, "PYTHONWARNDEFAULTENCODING": ""}, "mini", "--no-pdf")

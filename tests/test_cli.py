@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fixture_build import ROOT, copy_fixture, run_cli
 
 
@@ -19,6 +21,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 def test_build_writes_deck_values_and_figures(tmp_path: Path):
     copy_fixture("mini", tmp_path)
     proc = run_cli(tmp_path, "mini", "--no-pdf")
@@ -50,6 +53,7 @@ def test_build_writes_deck_values_and_figures(tmp_path: Path):
     assert any("wrote" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_cell_error_exits_1_with_location_and_keeps_previous_output(tmp_path: Path):
     folder = copy_fixture("mini", tmp_path)
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
@@ -82,6 +86,7 @@ def test_parse_errors_of_all_files_reported_together(tmp_path: Path):
     assert not [p for p in (tmp_path / "dist").rglob("*") if p.is_file()]  # nothing written
 
 
+@pytest.mark.slow
 def test_figure_without_alt_text_is_an_error(tmp_path: Path):
     folder = copy_fixture("mini", tmp_path)
     section = folder / "02-figure.md"
@@ -135,6 +140,7 @@ def test_bad_usage_exits_2(tmp_path: Path):
     assert run_cli(tmp_path, "--content", "nowhere").returncode == 2
 
 
+@pytest.mark.slow
 def test_default_builds_every_lesson_in_content(tmp_path: Path):
     copy_fixture("mini", tmp_path)
     copy_fixture("torchy", tmp_path)
@@ -145,6 +151,7 @@ def test_default_builds_every_lesson_in_content(tmp_path: Path):
     assert (tmp_path / "dist/torchy/index.html").is_file()
 
 
+@pytest.mark.slow
 def test_inline_value_inside_math_is_rendered_and_recorded(tmp_path: Path):
     folder = copy_fixture("mini", tmp_path)
     (folder / "02-figure.md").write_text("## M\n\n$$\\sqrt{d_k} = `{python} 2 + 3`$$\n")
@@ -158,6 +165,7 @@ def test_inline_value_inside_math_is_rendered_and_recorded(tmp_path: Path):
     ).items()
 
 
+@pytest.mark.slow
 def test_line_breaks_inside_chinese_paragraphs_add_no_space(tmp_path: Path):
     folder = copy_fixture("mini", tmp_path)
     (folder / "02-figure.md").write_text("## 段落\n\n第一行，\n第二行。\nEnglish\nwords\n")
@@ -166,6 +174,7 @@ def test_line_breaks_inside_chinese_paragraphs_add_no_space(tmp_path: Path):
     assert "<p>第一行，第二行。\nEnglish\nwords</p>" in html
 
 
+@pytest.mark.slow
 def test_a_broken_browser_is_a_clear_error_and_keeps_dist(tmp_path: Path):
     copy_fixture("mini", tmp_path)
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0

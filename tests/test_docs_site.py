@@ -117,6 +117,7 @@ def test_a_helper_without_its_comment_is_an_error(tmp_path: Path, monkeypatch):
         docsite.widget_helpers_markdown()
 
 
+@pytest.mark.slow
 def test_a_failed_site_build_keeps_the_last_good_site(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ):
@@ -178,6 +179,7 @@ def test_each_example_lesson_builds_without_a_warning(example: Path, tmp_path: P
     assert [str(w) for w in report.warnings] == []
 
 
+@pytest.mark.slow
 def test_the_examples_are_one_course_that_builds(tmp_path: Path):
     """docs/examples/ is itself a content folder: every lesson at once, in course.yml's order
     on the course page (with the lecturer's notes of the one course.yml names)."""
@@ -201,6 +203,7 @@ def test_the_quarto_example_builds_without_a_warning(tmp_path: Path):
     assert (tmp_path / "dist/talk/index.html").is_file()
 
 
+@pytest.mark.slow
 def test_the_readmes_first_lesson_is_the_examples_and_says_what_it_shows(tmp_path: Path):
     """The README's lesson example is the first slide of docs/examples/first/, which the tests
     build; the value the README says it shows is the one that build computes."""

@@ -268,6 +268,7 @@ def _on_path(folder: Path) -> Iterator[None]:
         sys.modules.pop("bootci", None)
 
 
+@pytest.mark.slow
 def test_cli_the_binding_line_and_the_lesson_module_line_are_named(tmp_path: Path):
     files = {"01-problem.md": PROBLEM, "02-uses.md": USES, "03-more.md": MORE}
     files["bootci.py"] = BOOTCI

@@ -20,6 +20,7 @@ def run_pytest(test: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.slow
 def test_a_new_lesson_builds_and_its_test_passes(tmp_path: Path, lang: str):
     ran = run_cli(tmp_path, "new", "softmax", "--lang", lang)
     assert ran.returncode == 0, ran.stderr

@@ -49,6 +49,7 @@ def test_only_local_files_are_requested(deck):
     assert any(u.endswith("figures/parabola.svg") for u in requests)
 
 
+@pytest.mark.slow
 def test_arrow_keys_move_and_the_hash_follows(deck):
     page, _ = deck
     assert current(page) == {"h": 0, "hash": "#/intro"}

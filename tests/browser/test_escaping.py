@@ -271,10 +271,12 @@ def check_every_place(context: BrowserContext, url: str) -> None:
     page.close()
 
 
+@pytest.mark.slow
 def test_every_place_reads_as_computed_and_nothing_runs(context: BrowserContext, deck: Path):
     check_every_place(context, (deck / "index.html").as_uri() + "#/0")
 
 
+@pytest.mark.slow
 def test_the_single_file_too(context: BrowserContext, deck: Path):
     check_every_place(context, (deck.parent / "esc.html").as_uri() + "#/0")
 
@@ -294,6 +296,7 @@ def test_the_handouts_print_the_values_as_computed(context: BrowserContext, deck
     page.close()
 
 
+@pytest.mark.slow
 def test_the_speaker_view_shows_the_notes_as_computed(context: BrowserContext, deck: Path):
     page, dialogs = open_deck(context, (deck / "index.html").as_uri() + "#/0")
     with context.expect_page() as info:

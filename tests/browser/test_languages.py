@@ -115,6 +115,7 @@ def table_keys(page, lang: str) -> dict[str, list[str]]:  # noqa: ANN001
     )
 
 
+@pytest.mark.slow
 def test_adding_a_language_is_one_table(context, tmp_path):
     # French and German are complete tables, and nothing but strings.json names them
     write_lesson(tmp_path, lesson("eo"), "eo")
@@ -163,6 +164,7 @@ Die Folie sagt ihre Zeit selbst.
 """
 
 
+@pytest.mark.slow
 def test_a_note_without_minutes_is_a_warning_and_named_in_the_plan(context, tmp_path):
     folder = write_lesson(tmp_path, {"lesson.yml": "title: T\nlang: de\n", "01-a.md": MISSING})
     ran = run_cli(tmp_path, "cat", "--no-pdf")

@@ -69,6 +69,7 @@ def test_the_plan_leaves_optional_slides_out(context: BrowserContext, deck: Path
     assert float(root["deckOptionalMinutes"]) == pytest.approx(3.0)
 
 
+@pytest.mark.slow
 def test_the_speaker_view_marks_the_slide_and_shows_the_plan(context: BrowserContext, deck: Path):
     page = context.new_page()
     page.goto((deck / "index.html").as_uri() + "#/1")

@@ -99,6 +99,7 @@ def points(context, url: str) -> list[int]:  # noqa: ANN001
     return found
 
 
+@pytest.mark.slow
 def test_plotly_figures_draw_offline_with_the_authors_plotly_js(built, context):
     dist, version = built
     deck = dist / "talk"
@@ -110,6 +111,7 @@ def test_plotly_figures_draw_offline_with_the_authors_plotly_js(built, context):
     assert points(context, (deck / "index.html").as_uri()) == [3, 4]  # 3 bars, 4 markers
 
 
+@pytest.mark.slow
 def test_the_single_file_carries_plotly_inline(built, context):
     dist, _ = built
     single = (dist / "talk.html").read_text("utf-8")

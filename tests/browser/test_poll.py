@@ -137,6 +137,7 @@ def test_clicks_are_counted_per_choice_and_nothing_is_judged(deck):
     assert counts(deck) == ["2 票", "", "1 票"]  # the counts stay beside the answer
 
 
+@pytest.mark.slow
 def test_the_speaker_view_shows_the_votes_and_resets_them(context, deck):
     choices = deck.locator("section.present .quiz-choice")
     speaker, frame = open_speaker_view(context, deck)

@@ -159,6 +159,7 @@ def code_px(deck: Page) -> float:
     )
 
 
+@pytest.mark.slow
 def test_larger_toggle_enlarges_the_code_for_the_session(deck):
     open_value(deck, MIDDLE)
     small = code_px(deck)

@@ -227,6 +227,7 @@ def test_speaker_view_paces_by_the_minutes_in_the_notes(context, deck):
     assert reported == TIMINGS
 
 
+@pytest.mark.slow
 def test_quiz_choices_and_widgets_stay_in_sync_between_the_two_windows(context, deck):
     go(deck, QUIZ)
     speaker, frame = open_speaker_view(context, deck)
@@ -254,6 +255,7 @@ def test_quiz_choices_and_widgets_stay_in_sync_between_the_two_windows(context, 
     deck.wait_for_function(f"document.querySelector('{out}').textContent === '强度 2'")
 
 
+@pytest.mark.slow
 def test_a_preview_opened_later_catches_up(context, deck):
     go(deck, QUIZ)
     deck.keyboard.press("a")  # revealed
@@ -414,6 +416,7 @@ def test_handout_without_kind_is_the_lecturers(browser, built, tmp_path):
     assert EXPLANATION in pdf_text(path)
 
 
+@pytest.mark.slow
 def test_one_page_lays_out_one_handout_after_another_as_fresh_pages_do(browser, built):
     """pdf.py prints the slides and then each handout from one loaded page."""
     state = """() => [document.querySelector('.reveal .slides').innerHTML,
@@ -552,6 +555,7 @@ def test_formula_plain_text(deck, tmp_path, tex, text):
 # ---- sharing -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_single_file_presents_with_the_network_blocked(context, built):
     single = built.root / "dist" / "present.html"  # written by `build.py --single-file`
     assert not re.search(r'(src|href)="(assets|figures)/', single.read_text("utf-8"))
@@ -593,6 +597,7 @@ def test_single_file_presents_with_the_network_blocked(context, built):
 # ---- accessibility -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_axe_finds_no_serious_violations(deck, built):
     from axe_playwright_python.sync_playwright import Axe
 

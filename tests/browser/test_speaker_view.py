@@ -266,6 +266,7 @@ def test_two_quick_periods_in_the_speaker_window_blank_and_restore(context, deck
     assert not deck.evaluate("Reveal.isPaused()")
 
 
+@pytest.mark.slow
 def test_an_english_deck_pauses_and_polls_in_english(context, tmp_path):
     files = {"lesson.yml": "title: Poll\nlang: en\n", "01-a.md": textwrap.dedent(LESSON["01-a.md"])}
     files["01-a.md"] += "\n## Quiz\n\n::: quiz\nOne plus one?\n\n- [ ] 1\n- [x] 2\n:::\n"

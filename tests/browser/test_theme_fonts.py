@@ -54,6 +54,7 @@ def same_family(drawn: str, wanted: str) -> bool:
 
 
 @pytest.mark.parametrize("theme", list(THEMES))
+@pytest.mark.slow
 def test_a_themes_fonts_ship_and_draw_its_text_offline(context, tmp_path, theme):
     write(
         tmp_path,
@@ -81,6 +82,7 @@ def scss(family: str) -> str:
     )
 
 
+@pytest.mark.slow
 def test_a_packaged_google_font_a_custom_theme_imports_is_shipped(context, tmp_path):
     write(
         tmp_path,
@@ -97,6 +99,7 @@ def test_a_packaged_google_font_a_custom_theme_imports_is_shipped(context, tmp_p
         assert drawn and all(custom and f == "Open Sans" for f, custom in drawn), drawn
 
 
+@pytest.mark.slow
 def test_a_google_font_nobody_has_is_substituted_and_said_so(context, tmp_path):
     write(
         tmp_path,

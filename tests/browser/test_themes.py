@@ -60,6 +60,7 @@ def test_each_theme_draws_its_own_colours(context, tmp_path, theme):
     assert heading == want_heading
 
 
+@pytest.mark.slow
 def test_a_custom_scss_is_compiled_over_the_theme(context, tmp_path):
     write(
         tmp_path,
@@ -93,6 +94,7 @@ def test_a_scss_error_is_an_error_naming_the_file(tmp_path):
     assert not (tmp_path / "dist" / "talk").exists()
 
 
+@pytest.mark.slow
 def test_an_edit_of_an_imported_scss_partial_rebuilds(context, tmp_path):
     write(
         tmp_path,
@@ -152,6 +154,7 @@ def over(top: str, under: str) -> str:
         ),
     ],
 )
+@pytest.mark.slow
 def test_code_is_coloured_for_its_page(context, tmp_path, theme, files):
     """Issue 32: on a dark theme the light style's tokens (#0000ff names, #008000 keywords)
     were dark on dark. Each token keeps a contrast of 3 with its box on every theme; a dark

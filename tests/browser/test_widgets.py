@@ -217,6 +217,7 @@ def test_head_ablation_buttons_show_the_measured_accuracy(deck, data):
     assert deck.evaluate("Reveal.getIndices().h") == ABLATION
 
 
+@pytest.mark.slow
 def test_widgets_stay_in_sync_with_the_speaker_view(context, deck):
     _, frame = open_speaker_view(context, deck)  # from the first slide: it has notes
     go(deck, SCALING)
@@ -407,6 +408,7 @@ def test_quiz_with_values_still_works(deck):
     assert quiz.locator(".quiz-feedback").inner_text() == "已投 1 票"
 
 
+@pytest.mark.slow
 def test_axe_finds_no_serious_violations_in_widgets_and_popover(deck):
     from axe_playwright_python.sync_playwright import Axe
 

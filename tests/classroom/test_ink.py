@@ -95,6 +95,7 @@ def red_pixels(pdf: Path, page: int, out: Path) -> list[tuple[int, int]]:
     return found
 
 
+@pytest.mark.slow
 def test_after_class_the_slides_and_handout_carry_the_ink_as_vectors(built: Built, tmp_path: Path):
     record = built.root / "dist" / "room.classroom"
     record.mkdir()
@@ -132,6 +133,7 @@ def test_no_ink_no_annotated_pdfs(built: Built, tmp_path: Path):
     assert after_class(built.out, tmp_path, print) == []
 
 
+@pytest.mark.slow
 def test_the_annotated_handout_is_laid_out_as_the_lessons_handout(tmp_path: Path):
     """`handout: {per-page: 1}` in lesson.yml: when the class ends, handout-annotated.pdf has a
     slide a page, as handout.pdf has (not the default two)."""

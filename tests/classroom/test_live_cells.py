@@ -30,6 +30,7 @@ def open_page(browser: Browser, url: str, errors: list[str], **kw: object):
     return page
 
 
+@pytest.mark.slow
 def test_the_presenter_edits_a_cell_runs_it_on_every_screen_and_saves_it(
     browser: Browser, tmp_path: Path
 ):

@@ -132,6 +132,7 @@ def shows(page: Page | Frame, text: str) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_the_presenter_edits_runs_and_saves_a_cell_in_the_preview(browser: Browser, tmp_path):
     copy_fixture("room", tmp_path)
     source = tmp_path / "content" / "room" / "01-room.md"

@@ -114,6 +114,7 @@ def test_a_student_browses_back_and_returns_with_follow(room):
         assert student.evaluate("deckRoom.following")
 
 
+@pytest.mark.slow
 def test_devices_vote_the_speaker_view_counts_and_A_reveals_votes_then_answer(room):
     served, presenter, students, context, _ = room
     laptop, phone = students
@@ -201,6 +202,7 @@ HAS_INK = """() => { const data = JSON.parse(RevealChalkboard.getData())[0].data
   return data.some(d => d.slide.h === %d && d.events.some(e => e.type === 'draw')); }"""
 
 
+@pytest.mark.slow
 def test_ink_reaches_the_devices_is_kept_and_printed_in_the_annotated_slides(
     browser: Browser, built: Built
 ):
@@ -257,6 +259,7 @@ def test_ink_reaches_the_devices_is_kept_and_printed_in_the_annotated_slides(
     assert (record / "handout-annotated.pdf").is_file()
 
 
+@pytest.mark.slow
 def test_the_presenters_layout_check_and_slide_previews_never_move_the_room(room):
     served, presenter, students, context, _ = room
     presenter.evaluate(f"Reveal.slide({END})")

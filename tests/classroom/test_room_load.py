@@ -37,6 +37,7 @@ def test_300_devices_follow_50_slide_changes_and_vote_in_6_quizzes(tmp_path: Pat
     assert max(crowd.lead_seconds) < 1.0, crowd.summary()  # the presenter is not held up
 
 
+@pytest.mark.slow
 def test_hostile_clients_are_refused_or_dropped_and_the_room_goes_on(tmp_path: Path):
     built = synthetic_deck(tmp_path, "hall", slides=12, quizzes=6)
     limits = Limits(connections=80, timeout=2.0)

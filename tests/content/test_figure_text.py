@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from lesson_build import Built
 
 MIN_PX = 19.5
@@ -49,6 +51,7 @@ def test_smallest_text_parsed_from_a_known_figure(tmp_path: Path):
     assert size == 9 and width == 4 * 72
 
 
+@pytest.mark.slow
 def test_every_figure_text_is_at_least_20px(lesson: Built):
     from playwright.sync_api import sync_playwright
 

@@ -6,6 +6,8 @@ import html
 import re
 from pathlib import Path
 
+import pytest
+
 from lesson_build import Built
 
 SEED_DECK = Path(__file__).resolve().parents[3] / "shared/seeds/003_255ce8ae6f2495db.txt"
@@ -40,6 +42,7 @@ def test_quizzes_have_computed_answers_and_explanations(lesson: Built):
         assert len(set(quiz["choices"])) == len(quiz["choices"])
 
 
+@pytest.mark.slow
 def test_every_slide_fits_1280_by_720(lesson: Built):
     """Measured in Chromium's print layout; a failure names the slide and its source line."""
     from playwright.sync_api import sync_playwright

@@ -36,6 +36,7 @@ def test_model_files_present():
         assert (model_dir() / name).is_file()
 
 
+@pytest.mark.slow
 def test_tokenizer_matches_bert_tokenizers():
     from transformers import BertTokenizer
     from transformers.models.bert.tokenization_bert_legacy import BertTokenizerLegacy
@@ -119,6 +120,7 @@ def copied_untrained(seed: int, init_std: float) -> torch.nn.Module:
     return model.eval()
 
 
+@pytest.mark.slow
 def test_untrained_model_shares_the_trained_embeddings_and_draws_the_same_encoder():
     """The control model holds no copy of the 45 MB embedding table (the lesson keeps two
     controls alive at once) and is, weight for weight, the model a copy would have made."""

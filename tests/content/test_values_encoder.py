@@ -417,6 +417,7 @@ def measure_at_init(residual: bool, seed: int) -> dict[str, list[float]]:
     return {"similarity": sims, "spread": spread, "qk": qk, "vo": vo}
 
 
+@pytest.mark.slow
 def test_collapse_makes_the_attention_pattern_gradients_vanish(lesson: Built):
     seeds = range(10)  # the slide's seeds: one forward and backward each
     runs = [{r: measure_at_init(r, seed) for r in (True, False)} for seed in seeds]

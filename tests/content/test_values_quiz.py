@@ -49,6 +49,7 @@ def test_scaling_quiz_needs_the_reasoning(lesson: Built):
     assert "方差会随之增大" not in lesson.html
 
 
+@pytest.mark.slow
 def test_scaling_quiz_quotes_its_experiment(lesson: Built):
     """The explanation's numbers are those of section 2's experiment (same function, same
     default seed), and an independent simulation with another seed agrees within sampling."""

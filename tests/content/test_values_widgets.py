@@ -109,6 +109,7 @@ def test_attention_explorer_matches_transformers_bert(lesson: Built):
     assert (data["layer"], data["head"], data["query"]) == (layer, head, it)
 
 
+@pytest.mark.slow
 def test_head_ablation_is_head_ablations_result(lesson: Built):
     from experiments_training import head_ablation
 

@@ -126,6 +126,7 @@ def test_a_section_whose_workers_keep_dying_fails_at_its_line(tmp_path: Path, cl
     assert after == before and stray(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_an_error_on_the_cluster_is_reported_at_its_line(tmp_path: Path, cluster: Cluster):
     folder = write_lesson(
         tmp_path, {"01-bad.md": "## 错\n\n```{python}\nx = 1\nassert x == 2, 'x 应为 2'\n```\n"}

@@ -159,6 +159,7 @@ plt.title("注意力权重")
 """
 
 
+@pytest.mark.slow
 def test_figures_are_byte_identical_across_runs(tmp_path: Path):
     first = run(tmp_path / "a", FIGURE)
     second = run(tmp_path / "b", FIGURE)
@@ -177,6 +178,7 @@ def test_glyph_missing_from_every_font_fails_the_cell(tmp_path: Path):
     assert result.code == "exec" and "missing" in result.message
 
 
+@pytest.mark.slow
 def test_sections_are_seeded_from_lesson_yml(tmp_path: Path):
     import numpy as np
     import torch
@@ -257,6 +259,7 @@ def test_progress_reports_each_step_with_its_line(tmp_path: Path):
     assert starts == sorted(starts)
 
 
+@pytest.mark.slow
 def test_workers_share_the_cores_and_keep_a_thread_count_set_by_the_user(tmp_path, monkeypatch):
     """Two workers on two cores get one math-library thread each (OpenMP threads spin while
     waiting: more would oversubscribe); how many sections run does not matter, only --jobs."""

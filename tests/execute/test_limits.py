@@ -100,6 +100,7 @@ plt.title("\\U00010000")
     fails(tmp_path, at(folder, "01-a.md", "```{python}", 2), "missing from font")
 
 
+@pytest.mark.slow
 def test_cell_that_swallows_its_timeout_is_stopped_with_its_children(tmp_path: Path):
     marker = f"399.{os.getpid()}4242"  # a unique number of seconds to sleep
     code = f"""
@@ -117,6 +118,7 @@ while True:
     assert "[timeout]" in stderr
 
 
+@pytest.mark.slow
 def test_inline_expression_that_never_ends_is_stopped_at_its_line(tmp_path: Path):
     section = """
     ## 一张
@@ -140,6 +142,7 @@ def test_inline_expression_that_never_ends_is_stopped_at_its_line(tmp_path: Path
     assert "[timeout]" in stderr
 
 
+@pytest.mark.slow
 def test_child_process_does_not_outlive_a_successful_build(tmp_path: Path):
     marker = f"399.{os.getpid()}4343"
     code = f'import subprocess\nsubprocess.Popen(["sleep", "{marker}"])\nx = 2'
@@ -158,6 +161,7 @@ def test_memory_cap_is_reported_at_the_line_with_the_setting(tmp_path: Path):
     assert "[memory]" in stderr
 
 
+@pytest.mark.slow
 def test_printed_output_beyond_the_limit_is_truncated_with_a_note(tmp_path: Path):
     yml = YML + "  output: 1000\n"
     write_lesson(tmp_path, {"lesson.yml": yml, "01-a.md": two_cells('print("x" * 50_000)')})
@@ -170,6 +174,7 @@ def test_printed_output_beyond_the_limit_is_truncated_with_a_note(tmp_path: Path
     assert note in (tmp_path / "dist/cat/index.html").read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_cells_read_stdin_from_dev_null(tmp_path: Path):
     section = """
     ## 一张
@@ -196,6 +201,7 @@ def test_cells_read_stdin_from_dev_null(tmp_path: Path):
     assert values["values"][0]["text"] == "/dev/null"
 
 
+@pytest.mark.slow
 def test_set_order_and_figures_are_identical_across_clean_builds(tmp_path: Path):
     section = """
     ## 一张
@@ -326,6 +332,7 @@ LEFT_RUNNING = {
 
 
 @pytest.mark.parametrize("what", sorted(LEFT_RUNNING))
+@pytest.mark.slow
 def test_a_leftover_thread_or_atexit_hook_cannot_hold_the_build(tmp_path: Path, what: str):
     code = LEFT_RUNNING[what] + "\nx = 2"
     folder = write_lesson(tmp_path, {"01-a.md": two_cells(code) + "\n`{python} x + 1`\n"})
@@ -375,6 +382,7 @@ x = 2
         os.kill(pid, 0)
 
 
+@pytest.mark.slow
 def test_reprs_with_memory_addresses_are_identical_across_clean_builds(tmp_path: Path):
     section = """
     ## 对象

@@ -111,6 +111,7 @@ def test_a_bad_setup_is_an_error_at_its_line(tmp_path: Path, written: str, says:
     assert "lesson.yml:3: error [config]" in message and says in message, message
 
 
+@pytest.mark.slow
 def test_the_notebook_runs_the_setup_as_the_build_did(tmp_path: Path):
     """Run by a Jupyter kernel from a copy of the notebook's folder, as a student would: each
     section's first cell seeds and imports the setup, and the cells print what the build did."""

@@ -165,6 +165,7 @@ def test_a_port_that_is_not_a_number_exits_2(tmp_path: Path):
     assert (proc.returncode, stderr) == (2, "build.py: error: --port 'http' is not a number\n")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_cli_with_one_line(tmp_path: Path):
     copy_fixture("mini", tmp_path)
     proc = cli(tmp_path, "mini", "--serve", "--port", "0", "--cache", str(tmp_path / "c"))
@@ -293,6 +294,7 @@ def lesson_writing_a_file(root: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_files_a_cell_writes_into_the_lesson_do_not_trigger_rebuilds(tmp_path: Path):
     folder = lesson_writing_a_file(tmp_path)
     # force: every build runs the cell, so every build writes the files again
@@ -367,6 +369,7 @@ def test_a_page_opened_before_the_first_build_shows_its_errors_then_the_deck(
             context.close()
 
 
+@pytest.mark.slow
 def test_a_prose_edit_shows_in_the_open_page_without_reloading(page: Page, live):
     _, folder = live
     assert page.evaluate("Reveal.getIndices().h") == 1
@@ -381,6 +384,7 @@ def test_a_prose_edit_shows_in_the_open_page_without_reloading(page: Page, live)
     assert "平方之结果为 144" in page.locator("section.present").inner_text()
 
 
+@pytest.mark.slow
 def test_the_shown_fragment_stays_shown_after_a_patch(page: Page, live):
     _, folder = live
     page.evaluate("Reveal.slide(2)")
@@ -394,6 +398,7 @@ def test_the_shown_fragment_stays_shown_after_a_patch(page: Page, live):
     assert "visible" in page.locator("section.present .fragment").get_attribute("class")
 
 
+@pytest.mark.slow
 def test_a_new_slide_reloads_the_page_and_keeps_the_slide(page: Page, live):
     _, folder = live
     section = folder / "01-basics.md"

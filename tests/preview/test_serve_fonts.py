@@ -11,6 +11,7 @@ from catalogue import edit
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.slow
 def test_a_new_character_is_patched_in_and_drawn_with_the_decks_own_font(page, live):  # noqa: F811
     _, folder = live
     edit(folder / "01-basics.md", "平方的结果是", "平方之结果为龘")

@@ -126,6 +126,7 @@ def section(code: str) -> str:
     return f"## 一\n\n```{{python}}\n{code}\n```\n\n值是 `{{python}} x`。\n"
 
 
+@pytest.mark.slow
 def test_a_newer_save_cancels_the_running_build(tmp_path: Path):
     folder, options = small_lesson(tmp_path, {"01-a.md": section("x = 1")})
     lines: list[str] = []
@@ -144,6 +145,7 @@ def test_a_newer_save_cancels_the_running_build(tmp_path: Path):
     assert any("running build cancelled, rebuilding" in line for line in lines), lines
 
 
+@pytest.mark.slow
 def test_source_files_a_cell_writes_into_the_lesson_do_not_trigger_rebuilds(tmp_path: Path):
     code = (
         "import time\n"

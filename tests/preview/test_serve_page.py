@@ -54,6 +54,7 @@ def open_page(browser: Browser, preview: Preview, failed: list[str], console: li
     return page
 
 
+@pytest.mark.slow
 def test_a_served_page_loads_without_a_failed_request_or_console_error(browser, live):
     preview, _ = live
     failed: list[str] = []
@@ -77,6 +78,7 @@ def boxes_overlap(a: dict, b: dict) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_the_error_banner_clears_the_navigation_and_can_be_dismissed(browser, live):
     preview, folder = live
     page = open_page(browser, preview, [], [])

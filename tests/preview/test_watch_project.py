@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from deck.preview.watch import Changes, Watcher, outside_files
 from deck.source.registry import QmdFile
 
@@ -36,6 +38,7 @@ def changed(
     return wanted
 
 
+@pytest.mark.slow
 def test_a_file_the_projects_yml_names_rebuilds_the_deck(tmp_path: Path):
     talk = course(tmp_path)
     source = QmdFile(talk.stem, talk)

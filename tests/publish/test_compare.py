@@ -9,6 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from catalogue import assert_failed_cleanly, line_of, outputs, write_lesson
 from deck.publish.compare import compare, differs, host_line
 from fixture_build import run_cli
@@ -52,6 +54,7 @@ def report(root: Path, *extra: str) -> list[str]:
     return ran.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_a_changed_value_is_listed_at_its_slide_and_line_with_both_hosts(tmp_path: Path):
     folder = lesson(tmp_path, "        import torch\n")  # (its kernels name the hosts)
     (folder / "big.txt").write_text("3.0\n")

@@ -34,6 +34,7 @@ def leftovers(*folders: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("shared", ["--figures", "--cache"])
+@pytest.mark.slow
 def test_two_builds_sharing_only_figures_or_cache_take_turns(tmp_path: Path, shared: str):
     """Two real build.py processes, different --out; the second waits for the first."""
     write_lesson(tmp_path, SLOW)

@@ -183,6 +183,7 @@ def test_the_course_page_is_accessible(course: Path, context):
     assert bad == []
 
 
+@pytest.mark.slow
 def test_a_failed_lesson_keeps_its_last_good_entry_marked(tmp_path: Path, context):
     write_lesson(tmp_path, ALPHA, "alpha")
     write_lesson(tmp_path, BETA, "beta")

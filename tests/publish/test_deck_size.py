@@ -78,6 +78,7 @@ def test_overflow_lint_measures_the_decks_own_page(built):
 
 
 @pytest.mark.parametrize("size", [(1050, 700), (1920, 1080)])
+@pytest.mark.slow
 def test_presented_and_single_file_decks_are_the_decks_size(built, context, size):
     dist, _ = built[size]
     for page_file in (dist / "talk" / "index.html", dist / "talk.html"):

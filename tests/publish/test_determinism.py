@@ -58,6 +58,7 @@ def test_two_clean_builds_are_byte_identical(tmp_path: Path):
         assert tree(roots[0] / "figures") == tree(roots[1] / "figures")
 
 
+@pytest.mark.slow
 def test_a_cell_ending_in_a_plot_call_shows_the_figure_not_an_artist_repr(tmp_path: Path):
     write_lesson(tmp_path, UNORDERED, name="order")
     # the cell's last line, `plt.plot([1, 2, 3])`, is an expression whose value is a list of

@@ -116,6 +116,7 @@ def platform_fonts(page, least: int = 500) -> list[tuple[str, str, str]]:  # noq
     return fallen
 
 
+@pytest.mark.slow
 def test_every_character_of_the_lesson_renders_in_a_face_the_deck_ships(lesson: Path, browser):
     from deck.publish.pdf import open_print_layout
 
@@ -223,6 +224,7 @@ def test_screen_and_print_layouts_load_the_subsets(mini: Built, context):
     assert {(CJK, "400", "normal"), (CJK, "700", "normal"), (MONO, "400", "normal")} <= printed
 
 
+@pytest.mark.slow
 def test_the_single_file_carries_the_subsets_offline_and_not_the_theme_font(tmp_path, browser):
     copy_fixture("mini", tmp_path)
     proc = run_build(tmp_path, "mini", "--no-pdf", "--single-file")
@@ -276,6 +278,7 @@ def test_a_theme_font_a_deck_stylesheet_names_is_kept(tmp_path):
 # ---- the cache ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypatch):
     from deck.publish import fonts
 
@@ -327,6 +330,7 @@ def test_the_characters_come_from_text_attributes_scripts_and_stylesheets(tmp_pa
     assert "\uf101" not in found and "\n" not in found  # private use, controls
 
 
+@pytest.mark.slow
 def test_the_speaker_window_and_menu_show_their_text_in_the_shipped_faces(mini: Built, context):
     page = context.new_page()
     page.goto((mini.out / "index.html").as_uri())
@@ -357,6 +361,7 @@ def test_the_speaker_window_and_menu_show_their_text_in_the_shipped_faces(mini: 
     assert platform_fonts(page, least=5) == []
 
 
+@pytest.mark.slow
 def test_a_notes_edit_with_a_new_character_changes_only_the_notes_subsets(tmp_path, monkeypatch):
     """The slides' subsets (what slides.pdf and handout.pdf load) stay byte for byte, so a
     notes edit still reprints notes.pdf alone; the new character is in the page's own faces."""

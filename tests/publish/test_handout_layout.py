@@ -139,6 +139,7 @@ DENSE = "<small>很小的脚注文字，在半页讲义上会小于 8 磅。</sm
 TALL = "\n\n".join(f"讲义补充第 {n} 段，写给学生的长说明。" * 2 for n in range(14))
 
 
+@pytest.mark.slow
 def test_a_slide_that_cannot_share_its_page_is_named_at_its_line(tmp_path: Path):
     md = (
         "## 普通\n\n一句话。\n\n"
@@ -224,6 +225,7 @@ def shaded(png: Path) -> int:
     return sum(bytes(v // 32 for v in data[k : k + 3]) == shade for k in range(0, len(data), 3))
 
 
+@pytest.mark.slow
 def test_no_answer_anywhere_in_the_student_handout(tmp_path: Path):
     setup = f"import math\nWEIGHT = {WEIGHT!r}\n"
     folder = write_lesson(
@@ -264,6 +266,7 @@ def test_no_answer_anywhere_in_the_student_handout(tmp_path: Path):
     assert pages and max(shaded(png) for png in pages) < 60, [shaded(png) for png in pages]
 
 
+@pytest.mark.slow
 def test_three_slides_to_a_page_with_the_footer_and_slide_numbers(tmp_path: Path):
     """`handout: {per-page: 3}`: the printed slide number and footer (20 px, sized for half a
     page) made every slide take a page of its own, each a warning. Where three share a page
@@ -285,6 +288,7 @@ def test_three_slides_to_a_page_with_the_footer_and_slide_numbers(tmp_path: Path
     assert len(marks) == slides and all(w.height >= 7.9 for w in marks), [w.height for w in marks]
 
 
+@pytest.mark.slow
 def test_a_formula_counts_at_its_own_size(tmp_path: Path):
     """A display formula's limits and subscripts (14.7 px for `\\sum_{j=1}`'s j) sent its slide
     to a landscape page of its own; they are smaller in proportion, as in print. Prose at
@@ -304,6 +308,7 @@ def test_a_formula_counts_at_its_own_size(tmp_path: Path):
     assert page_sizes(tmp_path / "dist/f/handout.pdf") == [(595, 842), (842, 595)]
 
 
+@pytest.mark.slow
 def test_a_figure_counts_at_its_own_smallest_text(tmp_path: Path):
     """A figure in the engine's style (15 pt: 20 px at its own size) shares a portrait page; one
     whose tick labels were drawn at 9 pt (12 px) gets a landscape page, and the warning names

@@ -238,6 +238,7 @@ def test_notes_flow_from_page_to_page(deck: Path):
     assert len(texts) <= ends + 2
 
 
+@pytest.mark.slow
 def test_handout_options_from_lesson_yml(tmp_path: Path):
     yml = "title: 讲义\nhandout:\n  per-page: 1\n  lines: 12\n"
     write_lesson(tmp_path, {**SECTIONS, "lesson.yml": yml}, name="hand")
@@ -299,6 +300,7 @@ def ruled_lines(path: Path, number: int) -> int:
     ("setting", "line"),
     [("handout:\n  per-page: 4\n", 3), ("handout:\n  lines: many\n", 3), ("handout: 2\n", 2)],
 )
+@pytest.mark.slow
 def test_bad_handout_settings_are_errors_at_their_line(tmp_path: Path, setting: str, line: int):
     write_lesson(tmp_path, {"01-a.md": "## 一页\n\n内容。\n"}, name="hand")
     good = run_cli(tmp_path, "hand", "--no-pdf")
@@ -311,6 +313,7 @@ def test_bad_handout_settings_are_errors_at_their_line(tmp_path: Path, setting: 
     assert (tmp_path / "dist/hand/index.html").read_bytes() == index
 
 
+@pytest.mark.slow
 def test_a_landscape_last_page_is_the_last_page(tmp_path: Path):
     dense = SECTIONS["01-a.md"].split("## 长讲稿")[0].split("## 密集")[1]
     write_lesson(tmp_path, {"01-a.md": f"## 一页\n\n大字。\n\n## 密集{dense}"}, name="hand")

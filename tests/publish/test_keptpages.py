@@ -25,6 +25,7 @@ def deck(root: Path, text: str) -> Path:
     return root / "dist" / "long" / "index.html"
 
 
+@pytest.mark.slow
 def test_a_kept_page_measures_each_deck_as_a_fresh_page_does(tmp_path: Path):
     from playwright.sync_api import sync_playwright
 

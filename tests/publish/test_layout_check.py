@@ -52,6 +52,7 @@ def no_browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return started
 
 
+@pytest.mark.slow
 def test_no_pdf_build_names_overflowing_slides_as_the_pdf_build_does(tmp_path, monkeypatch):
     printed = tmp_path / "printed"
     lesson(printed)
@@ -107,6 +108,7 @@ def test_no_pdf_build_names_overflowing_slides_as_the_pdf_build_does(tmp_path, m
     assert overflows(run_build(root, "long", "--no-pdf").stderr) == []  # (kept so)
 
 
+@pytest.mark.slow
 def test_the_check_follows_chromium_and_is_off_when_asked(tmp_path, monkeypatch):
     root = tmp_path / "a"
     lesson(root)
@@ -132,6 +134,7 @@ def test_the_check_follows_chromium_and_is_off_when_asked(tmp_path, monkeypatch)
     assert not (root / "dist/long/.layout-check.json").exists()
 
 
+@pytest.mark.slow
 def test_an_edit_measures_the_slides_it_changed_and_moves_the_others_warnings(tmp_path):
     root = tmp_path / "edited"
     folder = lesson(root)
@@ -170,6 +173,7 @@ BOXED = """## 装得下
 """.replace("TEXT", "a line of text much too long to fit in a box four hundred pixels wide")
 
 
+@pytest.mark.slow
 def test_a_line_cut_off_inside_its_box_is_named_though_the_box_fits(tmp_path: Path):
     """A scrolling box inside the slide's margins hides what does not fit it (in the PDFs it
     is simply cut): the check names the slide and how much is cut, and not the box that fits."""

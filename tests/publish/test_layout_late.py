@@ -33,6 +33,7 @@ def record(root: Path) -> dict:
     return json.loads((root / "dist" / "long" / ".layout-check.json").read_text("utf-8"))
 
 
+@pytest.mark.slow
 def test_a_prose_edit_is_measured_after_the_build_and_said_at_its_line(
     tmp_path,
     monkeypatch,
@@ -127,6 +128,7 @@ def test_after_the_build_only_at_a_terminal_unless_asked(monkeypatch):
     assert layoutlate.wanted() is False
 
 
+@pytest.mark.slow
 def test_a_check_that_does_not_start_leaves_a_published_deck_and_a_note(
     tmp_path,
     monkeypatch,

@@ -81,6 +81,7 @@ def at(warnings: list[str]) -> list[str]:
     return [w.split(": warning")[0] for w in warnings]
 
 
+@pytest.mark.slow
 def test_the_build_after_an_edit_asks_the_running_service(tmp_path, monkeypatch, stop_services):
     root = tmp_path / "warm"
     folder = lesson(root)
@@ -134,6 +135,7 @@ def fake_service(path: Path, asked: list[dict], stop: threading.Event) -> thread
     return thread
 
 
+@pytest.mark.slow
 def test_a_service_of_another_key_is_not_believed_and_an_old_one_makes_way(
     tmp_path, monkeypatch, stop_services
 ):
@@ -181,6 +183,7 @@ def test_a_service_of_another_key_is_not_believed_and_an_old_one_makes_way(
     assert new and new["pid"] != old["pid"] and new["key"] == service_key(cache(root))
 
 
+@pytest.mark.slow
 def test_the_service_ends_when_idle(tmp_path, monkeypatch):
     monkeypatch.setenv("DECK_LAYOUTD_IDLE", "1")
     root = tmp_path / "idle"
@@ -193,6 +196,7 @@ def test_the_service_ends_when_idle(tmp_path, monkeypatch):
     assert f"[{pid}] idle: ending" in log.read_text()
 
 
+@pytest.mark.slow
 def test_the_service_ends_with_its_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("DECK_LAYOUTD_IDLE", "60")
     root = tmp_path / "gone"
@@ -204,6 +208,7 @@ def test_the_service_ends_with_its_cache(tmp_path, monkeypatch):
     assert ended(running["pid"], within=15)
 
 
+@pytest.mark.slow
 def test_a_dead_socket_file_is_handled(tmp_path, monkeypatch, stop_services):
     root = tmp_path / "dead"
     lesson(root)
@@ -221,6 +226,7 @@ def test_a_dead_socket_file_is_handled(tmp_path, monkeypatch, stop_services):
     assert ping(root)
 
 
+@pytest.mark.slow
 def test_concurrent_builds_each_get_their_own_answer(tmp_path, stop_services):
     root = tmp_path / "two"
     lesson(root)
@@ -270,6 +276,7 @@ def test_concurrent_builds_each_get_their_own_answer(tmp_path, stop_services):
     )
 
 
+@pytest.mark.slow
 def test_a_chromium_that_does_not_start_gives_todays_warning(tmp_path, monkeypatch):
     monkeypatch.setenv("DECK_CHROMIUM", str(tmp_path / "no-chromium"))
     said = {}
@@ -286,6 +293,7 @@ def test_a_chromium_that_does_not_start_gives_todays_warning(tmp_path, monkeypat
     assert "ended" in (cache(tmp_path / "service-1") / "layoutd.log").read_text()
 
 
+@pytest.mark.slow
 def test_a_service_that_cannot_be_started_leaves_the_check_to_the_build(tmp_path, monkeypatch):
     monkeypatch.setattr(layoutd, "spawn", lambda cache: None)
     root = tmp_path / "alone"

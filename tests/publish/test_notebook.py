@@ -219,6 +219,7 @@ def numbers(text: str) -> list[str]:
     return re.findall(r"-?\d+\.\d+|-?\d+", text)
 
 
+@pytest.mark.slow
 def test_the_notebook_runs_from_a_fresh_folder_and_prints_the_build_values(
     built: Path, tmp_path: Path
 ):
@@ -250,6 +251,7 @@ def test_the_notebook_runs_from_a_fresh_folder_and_prints_the_build_values(
             assert abs(float(a) - float(b)) <= 0.6 * 10**-digits, (got, want)
 
 
+@pytest.mark.slow
 def test_a_notes_edit_keeps_the_notebook_and_a_prose_edit_remakes_it(tmp_path: Path):
     write_lesson(tmp_path, LESSON, "nb")
     build(tmp_path)
@@ -264,6 +266,7 @@ def test_a_notes_edit_keeps_the_notebook_and_a_prose_edit_remakes_it(tmp_path: P
     assert "stays math, always" in markdown(read(tmp_path / "dist/nb/nb.ipynb"))
 
 
+@pytest.mark.slow
 def test_outputs_are_chosen_by_to_and_by_lesson_yml(tmp_path: Path):
     write_lesson(tmp_path, LESSON, "nb")
     build(tmp_path, "--to", "html")

@@ -132,6 +132,7 @@ def quizzes(notebook: nbformat.NotebookNode) -> list[tuple[list[str], str | None
     return found
 
 
+@pytest.mark.slow
 def test_the_run_notebook_draws_chinese_and_shows_what_the_deck_shows(built: Path, tmp_path: Path):
     notebook = run(built, "nbdoc-solutions.ipynb", tmp_path)
     text = shown(notebook)

@@ -10,6 +10,8 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+import pytest
+
 from catalogue import options_in, write_lesson
 from deck.pipeline import build
 from deck.progress import LogOnly
@@ -38,6 +40,7 @@ def requirements(root: Path) -> list[str]:
     return [line for line in text.split("\n") if line and not line.startswith("#")]
 
 
+@pytest.mark.slow
 def test_the_notebook_says_which_packages_it_needs(tmp_path: Path):
     write_lesson(tmp_path, LESSON, "pk")
     report = build(["pk"], options_in(tmp_path, outputs=("html", "ipynb")), LogOnly())

@@ -9,6 +9,8 @@ import importlib
 import re
 from pathlib import Path
 
+import pytest
+
 from catalogue import write_lesson
 from deck.cli import parser
 from deck.model.outputs import DEFAULT_OUTPUTS, KNOWN_OUTPUTS, LESSON_OUTPUTS, OUTPUTS
@@ -72,6 +74,7 @@ def test_an_unknown_name_is_bad_usage_naming_the_registry(tmp_path: Path) -> Non
     assert f"unknown output 'slides' (known: {', '.join(KNOWN_OUTPUTS)})" in ran.stderr
 
 
+@pytest.mark.slow
 def test_the_single_file_is_an_output_like_the_others(tmp_path: Path) -> None:
     write_lesson(tmp_path, {"01-a.md": "## A\n\nText.\n"})
     single = tmp_path / "dist" / "cat.html"

@@ -73,6 +73,7 @@ def test_lecturer_notes_are_a4_with_notes_page_numbers_and_bookmarks(mini: Built
     assert b"Tagged:          yes" in info.stdout
 
 
+@pytest.mark.slow
 def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
     from fixture_build import run_build
 
@@ -100,6 +101,7 @@ def test_overflowing_slide_is_named_with_its_source_line(tmp_path, browser):
     assert (found.slide, found.source) == (2, "content/long/01-a.md:5") and found.dy > 300
 
 
+@pytest.mark.slow
 def test_content_under_the_arrows_is_named_with_its_source_line(tmp_path, browser):
     from fixture_build import run_build
 

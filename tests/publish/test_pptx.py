@@ -316,6 +316,7 @@ def pdf_pages(pdf: Path) -> int:
     return int(line.split()[1])
 
 
+@pytest.mark.slow
 def test_libreoffice_converts_it_to_a_pdf_of_one_page_a_slide(built: Path, tmp_path: Path):
     pdf = soffice_pdf(built / "dist/deck/slides.pptx", tmp_path)
     assert pdf_pages(pdf) == 8
@@ -328,6 +329,7 @@ def test_libreoffice_converts_it_to_a_pdf_of_one_page_a_slide(built: Path, tmp_p
     assert "列表与数值" in text and "1,234,567" in text  # Chinese as text, not boxes
 
 
+@pytest.mark.slow
 def test_made_only_when_asked_kept_while_unchanged_remade_on_an_edit(tmp_path: Path):
     write_lesson(tmp_path, LESSON, "deck")
     build(tmp_path)
@@ -355,6 +357,7 @@ def test_made_only_when_asked_kept_while_unchanged_remade_on_an_edit(tmp_path: P
 
 
 @pytest.mark.skipif(not (ROOT / ".cache/transformer").is_dir(), reason="needs the project cache")
+@pytest.mark.slow
 def test_the_main_lesson(tmp_path: Path):
     """content/transformer as PPTX (cells from the project's cache): one slide per slide,
     a table, formulas with TeX, figures, and LibreOffice opens it."""

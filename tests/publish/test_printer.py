@@ -88,6 +88,7 @@ def test_the_real_font_folders_include_the_installed_fonts():
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_a_chromium_or_font_change_reprints_every_pdf(tmp_path: Path, monkeypatch):
     write_lesson(tmp_path, SIMPLE)
     opts = options_in(tmp_path, pdf=True)
@@ -112,6 +113,7 @@ def test_a_chromium_or_font_change_reprints_every_pdf(tmp_path: Path, monkeypatc
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_a_no_change_build_with_pdfs_imports_no_playwright(tmp_path: Path):
     write_lesson(tmp_path, SIMPLE)
     first = build_report_in_new_process(tmp_path, "cat", pdf=True)

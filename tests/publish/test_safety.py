@@ -113,6 +113,7 @@ def test_two_builds_at_once_both_succeed_and_publish_a_complete_deck(tmp_path: P
     assert stray(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_a_build_gives_up_after_the_lock_timeout_and_writes_nothing(tmp_path: Path):
     import fcntl
 
@@ -138,6 +139,7 @@ def test_a_build_gives_up_after_the_lock_timeout_and_writes_nothing(tmp_path: Pa
     assert outputs(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_leftover_staging_folders_of_a_killed_build_are_removed(tmp_path: Path):
     write_lesson(tmp_path, SIMPLE)
     built(tmp_path, "cat", "--no-pdf")
@@ -246,6 +248,7 @@ def test_writing_into_dist_from_a_cell_cannot_alter_the_published_deck(tmp_path:
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_no_pdf_keeps_pdfs_of_the_same_deck_and_drops_stale_ones(tmp_path: Path):
     write_lesson(tmp_path, SIMPLE)
     built(tmp_path, "cat")
@@ -260,6 +263,7 @@ def test_no_pdf_keeps_pdfs_of_the_same_deck_and_drops_stale_ones(tmp_path: Path)
     assert "removed slides.pdf, handout.pdf, notes.pdf" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_notes_edit_reprints_only_the_lecturers_notes(tmp_path: Path):
     write_lesson(tmp_path, SIMPLE)
     opts = options(tmp_path, pdf=True)
@@ -286,6 +290,7 @@ def test_a_notes_edit_reprints_only_the_lecturers_notes(tmp_path: Path):
     assert prose.printed == ["slides.pdf", "handout.pdf", "notes.pdf"]
 
 
+@pytest.mark.slow
 def test_a_handout_block_edit_reprints_the_handouts_not_the_slides(tmp_path: Path):
     handout = "\n\n        ::: handout\n        讲义提示：**记住** 6 × 7。\n        :::\n"
     write_lesson(tmp_path, {"01-a.md": SIMPLE["01-a.md"] + handout})
@@ -306,6 +311,7 @@ def test_a_handout_block_edit_reprints_the_handouts_not_the_slides(tmp_path: Pat
         assert pdf_digest(clean / "dist/cat" / name) == pdf_digest(out / name), name
 
 
+@pytest.mark.slow
 def test_a_kept_pdf_edited_by_hand_is_printed_again(tmp_path: Path):
     write_lesson(tmp_path, SIMPLE)
     opts = options(tmp_path, pdf=True)
@@ -324,6 +330,7 @@ def test_a_kept_pdf_edited_by_hand_is_printed_again(tmp_path: Path):
 # ---- the no-change build and what a build reports -------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_report_says_what_ran_and_a_no_change_build_does_nothing(tmp_path: Path):
     write_lesson(tmp_path, {**SIMPLE, "02-b.md": "## 二\n\n```{python}\ny = 1\n```\n"})
     first = build(["cat"], options(tmp_path))

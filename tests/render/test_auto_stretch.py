@@ -209,6 +209,7 @@ def _natural(m: dict, height: int = NATURAL) -> None:
 
 @pytest.mark.browser
 @pytest.mark.parametrize("print_view", [False, True], ids=["screen", "print"])
+@pytest.mark.slow
 def test_a_lone_image_fills_the_slides_height_the_others_keep_theirs(
     context, built: Path, print_view: bool
 ) -> None:
@@ -227,6 +228,7 @@ def test_a_lone_image_fills_the_slides_height_the_others_keep_theirs(
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_auto_stretch_false_and_a_lesson_keep_the_natural_size(context, built: Path) -> None:
     off = _measured(context, built / "off" / "index.html")
     _natural(off["Lone"])

@@ -12,6 +12,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from test_render import stand_in_results
 
 from catalogue import write_lesson
@@ -81,6 +82,7 @@ BUILD_AND_LOOK = (
 )
 
 
+@pytest.mark.slow
 def test_the_workers_record_the_kernels_the_build_never_imports_torch(tmp_path: Path):
     """A real build (its own process, as `build.py` runs): the lesson whose cell imports torch
     gets torch's and numpy's kernel facts as the worker saw them, the lesson that imports

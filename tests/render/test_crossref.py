@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from catalogue import write
 from fixture_build import run_cli
 
@@ -96,6 +98,7 @@ def test_captions_carry_their_labels_and_equations_their_number(tmp_path: Path):
     assert "{#eq-energy}" not in page
 
 
+@pytest.mark.slow
 def test_chinese_decks_name_them_in_chinese(tmp_path: Path):
     page, _ = build(tmp_path, lang="zh")
     assert ">图&nbsp;2</a>" in page and ">表&nbsp;1</a>" in page

@@ -109,6 +109,7 @@ def test_math_right_after_a_word_is_math_as_pandoc_reads_it():
     assert "US$5 and US$10" in text
 
 
+@pytest.mark.slow
 def test_macros_defined_in_one_formula_hold_in_every_formula(tmp_path: Path):
     """As MathJax in a Quarto page: `\\newcommand` in one formula serves the deck's others
     (this reference: the definitions' own expansion typeset by KaTeX)."""
@@ -130,6 +131,7 @@ def test_macros_defined_in_one_formula_hold_in_every_formula(tmp_path: Path):
     assert "arg" in strip[1] and "max" in strip[1]
 
 
+@pytest.mark.slow
 def test_macros_in_a_hidden_preamble_hold_and_definecolor_is_dropped(tmp_path: Path):
     write(
         tmp_path,

@@ -10,6 +10,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from catalogue import line_of, write
 from deck.source.qmd import load_qmd
 from fixture_build import run_cli
@@ -54,6 +56,7 @@ def people(block: str) -> list[tuple[str, list[str]]]:
     return out
 
 
+@pytest.mark.slow
 def test_authors_are_shown_with_their_affiliations_as_quarto_attaches_them(tmp_path: Path):
     write(tmp_path, {"talk.qmd": AUTHORS})
     ran = run_cli(tmp_path, "talk.qmd", "--no-pdf")
@@ -149,6 +152,7 @@ x
 """
 
 
+@pytest.mark.slow
 def test_an_extension_format_keeps_its_options_with_one_warning(tmp_path: Path):
     write(tmp_path, {"talk.qmd": EXTENSION})
     ran = run_cli(tmp_path, "talk.qmd", "--no-pdf")

@@ -294,6 +294,7 @@ def test_cli_bad_formula_in_a_chinese_paragraph_is_reported_at_its_line(tmp_path
     assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/01-a.md:5", says="KaTeX")
 
 
+@pytest.mark.slow
 def test_cli_a_display_formula_over_two_chinese_lines_builds(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "## 公式\n\n$$\\text{注意\n力} = 1$$\n"})
     proc = run_cli(tmp_path, "cat", "--no-pdf")
@@ -319,6 +320,7 @@ def plot_cell(label: str = "", figures: int = 1) -> str:
     )
 
 
+@pytest.mark.slow
 def test_cli_a_label_equal_to_a_generated_figure_name_is_an_error(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "## A\n\n" + plot_cell(), "02-b.md": "## B\n\n"})
     assert run_cli(tmp_path, "cat", "--no-pdf").returncode == 0
@@ -335,6 +337,7 @@ def test_cli_a_label_equal_to_the_second_figure_of_another_cell_is_an_error(tmp_
     assert_failed_cleanly(tmp_path, ["cat", "--no-pdf"], "content/cat/01-a.md:11", says="p-2.svg")
 
 
+@pytest.mark.slow
 def test_cli_prose_edit_output_is_byte_identical_to_a_full_render(tmp_path: Path):
     copy_fixture("mini", tmp_path)
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0

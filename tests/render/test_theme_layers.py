@@ -80,6 +80,7 @@ def pair(context, tmp_path: Path, deck: str, base: str) -> tuple[dict, dict]:  #
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_dark_under_a_custom_file_keeps_darks_page_and_the_files_values_win(context, tmp_path):
     stacked, dark = pair(context, tmp_path, "dark", "dark")
     assert dark["background"] == "rgb(25, 25, 25)"  # (the base theme as the deck draws it)
@@ -91,6 +92,7 @@ def test_dark_under_a_custom_file_keeps_darks_page_and_the_files_values_win(cont
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_simple_under_two_files_layers_them_as_quarto_does(context, tmp_path):
     stacked, simple = pair(context, tmp_path, "simple", "simple")
     assert "Lato" in simple["font"] and "News Cycle" in simple["headingFont"]
@@ -102,6 +104,7 @@ def test_simple_under_two_files_layers_them_as_quarto_does(context, tmp_path):
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_a_plain_custom_file_is_laid_over_the_default_theme(context, tmp_path):
     stacked, default = pair(context, tmp_path, "plain", "default")
     assert stacked["background"] == rgb("#fdf3e7") != default["background"]
@@ -111,6 +114,7 @@ def test_a_plain_custom_file_is_laid_over_the_default_theme(context, tmp_path):
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_a_custom_file_reads_quartos_theme_variables(context, tmp_path):
     stacked, moon = pair(context, tmp_path, "vars", "moon")
     for key in ("background", "color", "font", "headingFont"):
@@ -160,6 +164,7 @@ def test_an_unknown_section_is_a_warning_at_its_line(tmp_path):
     assert "custom.scss:3: warning [theme] `scss:rule` is not one of Quarto's" in ran.stderr
 
 
+@pytest.mark.slow
 def test_a_change_to_any_layer_compiles_again_and_none_reuses_the_css(tmp_path, monkeypatch):
     from deck.errors import Loc
     from deck.render import sass
@@ -187,6 +192,7 @@ def test_a_change_to_any_layer_compiles_again_and_none_reuses_the_css(tmp_path, 
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_a_packaged_font_a_layer_names_without_importing_it_ships(context, tmp_path):
     text = (THEMES / "dark" / "talk.qmd").read_text("utf-8")
     scss = '/*-- scss:defaults --*/\n$presentation-heading-font: "League Gothic", sans-serif;\n'

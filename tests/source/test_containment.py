@@ -78,6 +78,7 @@ SLIDE_ESCAPES = [
 
 
 @pytest.mark.parametrize(("front", "needle"), ESCAPES)
+@pytest.mark.slow
 def test_a_front_matter_path_outside_the_folder_is_an_error_at_its_line(
     tmp_path: Path, front: str, needle: str
 ):
@@ -114,6 +115,7 @@ def test_a_symlink_pointing_out_of_the_folder_is_an_error(tmp_path: Path):
     assert leaked(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_a_lesson_image_outside_its_folder_is_an_error_too(tmp_path: Path):
     (tmp_path / "secret.png").write_bytes(b"\x89PNG-" + SECRET.encode())
     write_lesson(tmp_path, {"01-a.md": "## 一页\n\n正文。\n"})
@@ -125,6 +127,7 @@ def test_a_lesson_image_outside_its_folder_is_an_error_too(tmp_path: Path):
     assert leaked(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_paths_inside_the_folder_links_and_web_urls_still_build(tmp_path: Path):
     talk = project(tmp_path)
     (tmp_path / "proj/img/inner.png").symlink_to(tmp_path / "proj/img/ok.png")

@@ -168,6 +168,7 @@ def built(root: Path, name: str) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_the_same_options_have_the_same_effect_on_a_lesson_and_a_qmd(tmp_path: Path) -> None:
     options = {k: v for k, v in OPTIONS.items() if k != "code-line-numbers"}
     yml = yaml.safe_dump({"title-slide": False, "lang": "en", "slides": options})
@@ -336,6 +337,7 @@ def test_an_edit_of_content_quarto_yml_rebuilds_the_lesson(tmp_path: Path) -> No
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_a_built_lessons_pdfs_name_its_authors_and_date(tmp_path: Path) -> None:
     import pikepdf
 

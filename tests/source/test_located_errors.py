@@ -54,6 +54,7 @@ def fails_at(root: Path, where: str | None, says: str, code: int = 1, seconds: f
 
 
 @pytest.mark.parametrize("text", ["", "\n\n   \n"])
+@pytest.mark.slow
 def test_an_empty_section_with_pdfs_on_is_an_error_at_once(tmp_path: Path, text: str):
     good_build(tmp_path)  # (PDFs: the deck would have no page, and the browser waited 120 s)
     where = broken(tmp_path, "02-empty.md", text)
@@ -98,6 +99,7 @@ def test_3000_nested_blocks_are_an_error_at_the_opener_past_the_limit(tmp_path: 
     assert stderr.count(": error") == 1, stderr  # the blocks inside were skipped, not parsed
 
 
+@pytest.mark.slow
 def test_100_nested_blocks_still_build(tmp_path: Path):
     text = "## A\n\n" + "::: {.box}\n" * 100 + "深处 `{python} 6 * 7`\n" + ":::\n" * 100
     write_lesson(tmp_path, {"01-a.md": text})

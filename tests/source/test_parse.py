@@ -304,6 +304,7 @@ def test_a_file_with_a_byte_order_mark_and_crlf_lines_reads_like_plain_utf8(tmp_
 # ---- through the command line -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_a_section_file_starting_with_a_rule_keeps_its_first_slide(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "---\n\n第一页\n\n---\n\n第二页\n"})
     proc = run_cli(tmp_path, "cat", "--no-pdf")
@@ -314,6 +315,7 @@ def test_cli_a_section_file_starting_with_a_rule_keeps_its_first_slide(tmp_path:
     assert "warning" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_cli_front_matter_in_a_section_is_shown_with_a_warning(tmp_path: Path):
     write_lesson(tmp_path, {"01-a.md": "---\ntitle: 引言\n---\n\n## A\n"})
     proc = run_cli(tmp_path, "cat", "--no-pdf")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -210,6 +211,7 @@ def test_parse_section_locates_everything_inside_the_file(text: str):
 
 @FAST
 @given(section_texts(), st.binary(max_size=4), st.integers(min_value=0, max_value=400))
+@pytest.mark.slow
 def test_load_lesson_returns_a_deck_or_a_deck_error_inside_the_file(
     text: str, junk: bytes, at: int
 ):

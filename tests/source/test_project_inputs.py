@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from test_quarto_projects import REFS, course
 
 from deck.publish.manifest import Hasher
@@ -30,6 +31,7 @@ def _edit(path: Path, text: str) -> None:
     path.write_text(text, "utf-8")
 
 
+@pytest.mark.slow
 def test_editing_the_projects_bibliography_rebuilds(tmp_path: Path):
     course(tmp_path, talk=TALK)
     first = run_cli(tmp_path, "lectures/01/talk.qmd", "--no-pdf")

@@ -448,6 +448,7 @@ SECTION = re.compile(r"<section\b([^>]*)>(.*?)</section>", re.S)
 # ---- a .qmd and the same content as a lesson folder -------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_qmd_and_the_same_lesson_folder_give_the_same_slides(tmp_path: Path):
     shutil.copytree(FIXTURES, tmp_path / "talk")
     (tmp_path / "content").mkdir()

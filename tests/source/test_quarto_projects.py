@@ -122,6 +122,7 @@ def test_a_deck_path_that_leaves_the_project_is_one_error_at_its_line(tmp_path: 
     assert ran.stderr.count("secret.png` is outside the project folder") == 1, ran.stderr
 
 
+@pytest.mark.slow
 def test_the_course_builds_with_its_project_files_published(tmp_path: Path):
     course(tmp_path)
     ran = run_cli(tmp_path, "lectures/01/talk.qmd", "--no-pdf")

@@ -173,6 +173,7 @@ data = {"d_k": [1, 4], "unscaled": [[0.5, 0.5], [0.9, 0.1]], "scaled": [[0.5, 0.
 """
 
 
+@pytest.mark.slow
 def test_a_kind_deck_once_had_built_in_says_how_to_migrate(tmp_path: Path):
     """Issue 33, item 3: a lesson written when `softmax-scaling` was built in is told to copy
     the kind from the example lesson, and doing so builds it (CHANGELOG.md, 2026-12-01)."""

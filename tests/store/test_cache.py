@@ -69,6 +69,7 @@ def test_lesson_module_and_seed_change_every_key(tmp_path: Path):
         assert len({before[name], after_module[name], after_seed[name]}) == 3
 
 
+@pytest.mark.slow
 def test_unchanged_rebuild_imports_no_torch_and_reruns_nothing(tmp_path: Path):
     """The one build test in a fresh process each time: which modules a build imports."""
     folder = copy_fixture("torchy", tmp_path)
@@ -89,6 +90,7 @@ def test_unchanged_rebuild_imports_no_torch_and_reruns_nothing(tmp_path: Path):
     assert (again["executed"], again["cached"], again["heavy"]) == ([], 1, [])
 
 
+@pytest.mark.slow
 def test_prose_edit_rebuild_runs_no_cell(tmp_path: Path):
     folder = copy_fixture("torchy", tmp_path)
     assert build_report(tmp_path, "torchy")["executed"] == ["torchy/01-tensor"]
@@ -100,6 +102,7 @@ def test_prose_edit_rebuild_runs_no_cell(tmp_path: Path):
     assert "讲稿改过了。" in html and "多了一段说明。" in html
 
 
+@pytest.mark.slow
 def test_code_edit_reruns_only_that_section(tmp_path: Path):
     folder = copy_fixture("mini", tmp_path)
     assert len(build_report(tmp_path, "mini")["executed"]) == 2
@@ -110,6 +113,7 @@ def test_code_edit_reruns_only_that_section(tmp_path: Path):
     assert "169" in (tmp_path / "dist/mini/index.html").read_text()
 
 
+@pytest.mark.slow
 def test_force_reruns_every_section(tmp_path: Path):
     copy_fixture("mini", tmp_path)
     assert build_report(tmp_path, "mini")["ok"]
@@ -118,6 +122,7 @@ def test_force_reruns_every_section(tmp_path: Path):
     assert set(again["reasons"].values()) == {"--force"}
 
 
+@pytest.mark.slow
 def test_prose_added_above_cells_keeps_their_outputs_in_a_cached_build(tmp_path: Path):
     folder = copy_fixture("mini", tmp_path)
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
@@ -190,6 +195,7 @@ def files_read(root: Path, section: str) -> list[str]:
     return [name for kind, name, *_ in entry["entry"]["result"]["deps"] if kind == "file"]
 
 
+@pytest.mark.slow
 def test_a_changed_data_file_reruns_only_the_section_that_read_it(tmp_path: Path):
     import numpy as np
 
@@ -220,6 +226,7 @@ def test_a_changed_data_file_reruns_only_the_section_that_read_it(tmp_path: Path
     assert report["errors"][0].startswith("content/cat/01-csv.md:4: error [exec] FileNotFoundError")
 
 
+@pytest.mark.slow
 def test_a_code_change_inside_a_string_literal_reruns(tmp_path: Path):
     section = '## 字符串\n\n```{python}\ntext = """a\n\nb"""\n```\n\n`{python} len(text)`\n'
     folder = write_lesson(tmp_path, {"01-a.md": section})
@@ -244,6 +251,7 @@ def fake_distribution(site: Path, version: str, scale: int) -> None:
     (info / "RECORD").write_text(f"fakedist/__init__.py,sha256=scale{scale},10\n")
 
 
+@pytest.mark.slow
 def test_distributions_behind_imported_modules_are_checked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
@@ -267,6 +275,7 @@ def test_distributions_behind_imported_modules_are_checked(
     assert shown(tmp_path) == ["444", "1"]
 
 
+@pytest.mark.slow
 def test_a_module_in_site_packages_that_no_distribution_owns_is_tracked_as_a_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
@@ -283,6 +292,7 @@ def test_a_module_in_site_packages_that_no_distribution_owns_is_tracked_as_a_fil
     assert shown(tmp_path) == ["22"]
 
 
+@pytest.mark.slow
 def test_engine_files_the_worker_imported_are_checked(tmp_path: Path):
     engine = tmp_path / "engine"
     shutil.copytree(ROOT / "deck", engine / "deck", ignore=shutil.ignore_patterns("__pycache__"))
@@ -345,6 +355,7 @@ def _edit_figure(entry: Path) -> None:
         (_edit_figure, "figure line.svg changed"),
     ],
 )
+@pytest.mark.slow
 def test_damaged_entry_is_noted_and_recomputed(tmp_path: Path, damage, detail: str):
     write_lesson(tmp_path, {"01-a.md": FIGURE_SECTION})
     assert build_report(tmp_path, "cat")["ok"]
@@ -359,6 +370,7 @@ def test_damaged_entry_is_noted_and_recomputed(tmp_path: Path, damage, detail: s
     assert build_report(tmp_path, "cat")["executed"] == []  # and the entry is whole again
 
 
+@pytest.mark.slow
 def test_sections_that_ran_are_kept_when_another_fails(tmp_path: Path):
     ok = "## 好\n\n```{python}\nx = 1\n```\n\n`{python} x`\n"
     folder = write_lesson(
@@ -375,6 +387,7 @@ def test_sections_that_ran_are_kept_when_another_fails(tmp_path: Path):
     assert (again["ok"], again["executed"], again["cached"]) == (True, ["cat/02-b"], 2)
 
 
+@pytest.mark.slow
 def test_a_lesson_module_edit_says_so(tmp_path: Path):
     folder = copy_fixture("mini", tmp_path)
     assert build_report(tmp_path, "mini")["ok"]

@@ -10,6 +10,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from catalogue import assert_failed_cleanly, edit, line_of, tree, write_lesson
 from fixture_build import copy_fixture
 from report_build import build_report
@@ -55,6 +57,7 @@ def clone(root: Path, other: Path) -> Path:
     return other
 
 
+@pytest.mark.slow
 def test_a_clone_builds_the_same_deck_from_frozen_results_without_running_a_cell(tmp_path: Path):
     first = tmp_path / "author"
     copy_fixture("mini", first)
@@ -78,6 +81,7 @@ def test_a_clone_builds_the_same_deck_from_frozen_results_without_running_a_cell
     assert build_report(other, "mini")["up_to_date"] == ["mini"]
 
 
+@pytest.mark.slow
 def test_records_hold_no_machine_path_and_an_unchanged_result_writes_nothing(tmp_path: Path):
     folder = write_lesson(tmp_path, DATA)
     assert build_report(tmp_path, "cat", freeze=True)["ok"]
@@ -119,6 +123,7 @@ def test_a_changed_input_runs_only_its_section_and_frozen_only_names_it(tmp_path
     assert {v["expr"]: v["text"] for v in values["values"]}["total"] == "10"
 
 
+@pytest.mark.slow
 def test_prose_edits_keep_frozen_results_and_a_code_edit_names_its_cell(tmp_path: Path):
     write_lesson(tmp_path / "author", DATA)
     assert build_report(tmp_path / "author", "cat", freeze=True)["ok"]
@@ -190,6 +195,7 @@ def python_without(tmp_path: Path, hidden: tuple[str, ...]) -> Path:
     return venv / "bin" / "python"
 
 
+@pytest.mark.slow
 def test_a_machine_without_torch_builds_the_deck_from_frozen_results(tmp_path: Path):
     import subprocess
 
@@ -238,6 +244,7 @@ def test_a_machine_without_torch_builds_the_deck_from_frozen_results(tmp_path: P
     assert after == before
 
 
+@pytest.mark.slow
 def test_a_quarto_file_freezes_beside_it_with_its_output_folder_inside(tmp_path: Path):
     """A `.qmd`'s records go to `_freeze/<name>/deck/`; its dist/ (beside it, with the
     modules copied into the notebook's code/) is no part of what they were computed from."""

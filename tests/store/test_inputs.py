@@ -160,6 +160,7 @@ def test_a_child_process_makes_inputs_not_fully_known(tmp_path: Path):
     assert again["warnings"] == [warning] and shown(tmp_path) == ["6"]
 
 
+@pytest.mark.slow
 def test_declared_inputs_are_hashed_instead(tmp_path: Path):
     code = "#| inputs: [n.txt, more/*.txt]\n" + READ_BY_CAT
     folder = write_lesson(tmp_path, {"01-a.md": section(code, "n"), "n.txt": "5"})
@@ -204,6 +205,7 @@ def test_a_file_written_by_a_later_section_is_read_after_it(tmp_path: Path):
 # ---- a same-size edit that keeps the mtime (touch -r, cp -p) ---------------------------------
 
 
+@pytest.mark.slow
 def test_a_same_size_edit_of_a_data_file_is_seen(tmp_path: Path):
     code = "n = int(open('n.txt').read())"
     folder = write_lesson(tmp_path, {"01-a.md": section(code, "n"), "n.txt": "5"})
