@@ -267,13 +267,7 @@
   function measureLayout() {
     return new Promise(function (resolve, reject) {
       var frame = document.createElement("iframe");
-      measuring = {
-        frame: frame,
-        abort: function () {
-          frame.remove(); // (its loading and scripts stop with it)
-          reject(new Error("aborted"));
-        },
-      };
+      measuring = { frame: frame, reject: reject };
       frame.setAttribute("data-deck-lint", "");
       frame.setAttribute("aria-hidden", "true");
       frame.tabIndex = -1;
@@ -343,7 +337,8 @@
   function abortStaleCheck(status) {
     var info = status.lessons[config.lesson];
     if (measuring && (!info || info.page !== measuring.page)) {
-      measuring.abort();
+      measuring.frame.remove(); // (its loading and scripts stop with it)
+      measuring.reject(new Error("aborted"));
       measuring = null;
       live.layoutAborted = (live.layoutAborted || 0) + 1;
     }
