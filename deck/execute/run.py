@@ -9,6 +9,7 @@ progress.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -254,6 +255,13 @@ def outcome(
 # ---- many sections ------------------------------------------------------------------------
 
 
+def longest_first(jobs: list[Job]) -> list[Job]:
+    """The order in which to start `jobs`: a section never computed first (its time is not
+    known), then the others by the seconds they took when last computed, longest first, so the
+    longest does not start last and hold the build alone (the order otherwise kept)."""
+    return sorted(jobs, key=lambda job: -math.inf if job.estimate is None else -job.estimate)
+
+
 def run_sections(
     lesson: Lesson,
     jobs: list[Job],
@@ -280,9 +288,10 @@ def run_sections(
     results: dict[str, SectionResult | Diagnostic] = {}
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
-        futures: list[Future[tuple[SectionResult | Diagnostic, float]]] = [
-            pool.submit(one, job) for job in jobs
-        ]
+        started: dict[int, Future[tuple[SectionResult | Diagnostic, float]]] = {
+            id(job): pool.submit(one, job) for job in longest_first(jobs)
+        }
+        futures = [started[id(job)] for job in jobs]
         for job, future in zip(jobs, futures, strict=True):
             outcome, seconds = future.result()
             report(job, outcome, seconds)

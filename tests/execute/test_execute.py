@@ -292,3 +292,37 @@ def test_workers_share_the_cores_and_keep_a_thread_count_set_by_the_user(tmp_pat
     assert threads(cores) == "1"
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # (torch takes no more threads than cores)
     assert threads(1) == "1"
+
+
+def test_sections_start_never_computed_first_then_longest_first_and_report_in_order(tmp_path):
+    """A build's sections start by the seconds they took when last computed, longest first
+    (a never-computed one before them: its time is unknown), so the longest does not start
+    last and hold the build alone; results are still reported in the lesson's order."""
+    from deck.execute.run import longest_first
+
+    folder = tmp_path / "lesson"
+    folder.mkdir()
+    (folder / "lesson.yml").write_text("title: t\ntitle-slide: false\n")
+    for n in range(1, 5):
+        (folder / f"0{n}-s.md").write_text(f"## S{n}\n\n```{{python}}\nx = {n}\n```\n")
+    lesson = load_lesson(folder)
+    estimates = [3.0, 40.0, None, 7.5]
+    jobs = [
+        Job(section, section.name, tmp_path / "f" / section.name, estimate=e)
+        for section, e in zip(lesson.sections, estimates, strict=True)
+    ]
+    assert [j.section.name for j in longest_first(jobs)] == ["03-s", "02-s", "04-s", "01-s"]
+    assert longest_first([jobs[0], jobs[3]]) == [jobs[3], jobs[0]]
+
+    events: list[SectionStep] = []
+    reported: list[str] = []
+    outcomes = run_sections(
+        lesson,
+        jobs,
+        1,
+        lambda job, *_: reported.append(job.section.name),
+        on_progress=events.append,
+    )
+    assert all(isinstance(o, SectionResult) for o in outcomes.values())
+    assert [e.section for e in events if e.step == "start"] == ["03-s", "02-s", "04-s", "01-s"]
+    assert reported == ["01-s", "02-s", "03-s", "04-s"]
