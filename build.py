@@ -6,15 +6,15 @@ with `.venv/bin/python` if there is one, and otherwise says in one line how to s
 
 import os
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-VENV_PYTHON = ROOT / ".venv" / "bin" / "python"
+# (os.path, not pathlib: a build the warm service runs imports nothing more than it needs)
+ROOT = os.path.dirname(os.path.realpath(__file__))
+VENV_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
 NEEDED = ("yaml", "jinja2", "markdown", "pygments")
 
 
 def _in_venv() -> bool:
-    return Path(sys.prefix).resolve() == (ROOT / ".venv").resolve()
+    return os.path.realpath(sys.prefix) == os.path.realpath(os.path.join(ROOT, ".venv"))
 
 
 def _has_dependencies() -> bool:
@@ -26,13 +26,13 @@ def _has_dependencies() -> bool:
 def ensure_environment() -> None:
     if _in_venv() or os.environ.get("DECK_NO_REEXEC"):
         return
-    if VENV_PYTHON.is_file():
+    if os.path.isfile(VENV_PYTHON):
         os.environ["DECK_NO_REEXEC"] = "1"  # never loop, whatever the venv holds
-        os.execv(VENV_PYTHON, [str(VENV_PYTHON), str(Path(__file__).resolve()), *sys.argv[1:]])
+        os.execv(VENV_PYTHON, [VENV_PYTHON, os.path.realpath(__file__), *sys.argv[1:]])
     if not _has_dependencies():
         print(
             "build.py: this Python lacks deck's packages and there is no .venv: "
-            f"run `bash {ROOT / 'setup.sh'}` first",
+            f"run `bash {os.path.join(ROOT, 'setup.sh')}` first",
             file=sys.stderr,
         )
         sys.exit(1)
@@ -40,13 +40,13 @@ def ensure_environment() -> None:
 
 if __name__ == "__main__":
     ensure_environment()
-    sys.path.insert(0, str(ROOT))
-    from deck import buildd
+    sys.path.insert(0, ROOT)
+    from deck import buildclient
 
-    code = buildd.run(sys.argv)  # (a warm service's fork runs it: deck/buildd.py)
+    code = buildclient.run(sys.argv)  # (a warm service's fork runs it: deck/buildd.py)
     if code is None:
         from deck.cli import main
 
         code = main()
-        buildd.start()  # (for the next build)
+        buildclient.start()  # (for the next build)
     sys.exit(code)

@@ -2,14 +2,14 @@
 their regular expressions and dataclasses, Markdown, Jinja2, Pygments, YAML: about a third of
 a second of a prose edit), and runs each build in a fork of itself.
 
-`build.py` asks it first (`run`): over a Unix socket (mode 0600, the project's `.cache/`, or a
-private folder when that path is too long), one JSON line of the build's arguments, working
-folder and environment, with the build's standard input, output and error passed along as
-file descriptors. The service forks; the fork takes those descriptors, folder and
-environment, runs `deck.cli.main` as `build.py` would, and says its exit status. Output goes
-straight to the author's terminal (a terminal stays one: progress and colours as before), and
-Ctrl-C, a hang-up or a kill of `build.py` reach the build (a signal's number on the socket; the
-socket closing ends the build as SIGTERM would).
+`build.py` asks it first (deck/buildclient.py, `run`): over a Unix socket (mode 0600, the
+project's `.cache/`, or a private folder when that path is too long), one line (a Python
+literal) of the build's arguments, working folder and environment, with the build's standard
+input, output and error passed along as file descriptors. The service forks; the fork takes
+those descriptors, folder and environment, runs `deck.cli.main` as `build.py` would, and says
+its exit status. Output goes straight to the author's terminal (a terminal stays one: progress
+and colours as before), and Ctrl-C, a hang-up or a kill of `build.py` reach the build (a
+signal's number on the socket; the socket closing ends the build as SIGTERM would).
 
 When none answers, the build runs in its own process as always, then starts the service
 (`python -m deck.buildd`, a session of its own) for the next one. The service answers only
@@ -20,11 +20,13 @@ ends after `$DECK_BUILDD_IDLE` seconds without a request (300) and when its sock
 gone. `$DECK_BUILDD=0` turns it off; `--serve` and a Python started with `-X`, `-W` or `-O`
 never use it (they ask for a process of their own).
 
-This module is imported by `build.py` before anything else: the standard library alone.
+This module is the service's side; `build.py` imports only the build's side
+(deck/buildclient.py), which is lighter still.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import fcntl
 import hashlib
@@ -33,23 +35,19 @@ import json
 import os
 import signal
 import socket
-import stat
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from deck.localsocket import read_line, same_user
+from deck import buildclient
+from deck.localsocket import same_user
 
-ENGINE = Path(__file__).resolve().parent
-ROOT = ENGINE.parent
+ENGINE = Path(buildclient.ENGINE)
+ROOT = Path(buildclient.ROOT)
 IDLE = 300.0  # s without a request before the service ends ($DECK_BUILDD_IDLE)
-CONNECT_WAIT = 0.5  # s a build waits for the service to take its request
 LOOK = 2.0  # s between looks at the socket file while idle
-MAX_PATH = 100  # bytes of a socket's path (AF_UNIX holds 107)
 MAX_LINE = 1 << 22
-SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
 # What a build imports besides the CLI, imported once by the service (`warm`)
 WARM = (
     "deck.cli",
@@ -65,17 +63,12 @@ WARM = (
     "deck.publish.layoutcheck",
     "deck.publish.manifest",
 )
-
-
-def enabled(argv: list[str]) -> bool:
-    """Whether this build may run in the service: it is on, the platform forks and passes
-    descriptors, and nothing asks for a process of the build's own."""
-    if os.environ.get("DECK_BUILDD", "1") == "0" or not hasattr(socket, "send_fds"):
-        return False
-    if not hasattr(os, "fork") or "--serve" in argv:
-        return False
-    flags = sys.flags
-    return not (sys._xoptions or sys.warnoptions or flags.optimize or flags.dev_mode)
+# (the build's side, kept here too for who asks this module)
+enabled = buildclient.enabled
+socket_path = buildclient.socket_path
+service_command = buildclient.service_command
+run = buildclient.run
+start = buildclient.start
 
 
 def idle_seconds() -> float:
@@ -83,22 +76,6 @@ def idle_seconds() -> float:
         return max(0.1, float(os.environ.get("DECK_BUILDD_IDLE", IDLE)))
     except ValueError:
         return IDLE
-
-
-def socket_path() -> Path:
-    """The service's socket: `$DECK_BUILDD_SOCKET`, else the project's `.cache/buildd.sock`
-    when it fits AF_UNIX."""
-    own = Path(os.environ.get("DECK_BUILDD_SOCKET") or ROOT / ".cache" / "buildd.sock")
-    if len(os.fsencode(own)) <= MAX_PATH:
-        return own
-    name = f"deck-buildd-{hashlib.sha256(os.fsencode(ROOT)).hexdigest()[:24]}.sock"
-    folder = Path(tempfile.gettempdir()) / f"deck-buildd-{os.getuid()}"
-    with contextlib.suppress(FileExistsError):
-        folder.mkdir(mode=0o700)
-    st = os.lstat(folder)
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-        raise OSError(f"{folder}: not a private folder of this user")
-    return folder / name
 
 
 def service_key(env: dict[str, str]) -> str:
@@ -117,80 +94,6 @@ def service_key(env: dict[str, str]) -> str:
         if entry.endswith("-packages") and os.path.isdir(entry):
             h.update(os.fsencode(entry) + b"\0" + "\0".join(sorted(os.listdir(entry))).encode())
     return h.hexdigest()
-
-
-# ---- the build's side -----------------------------------------------------------------------
-
-
-def run(argv: list[str]) -> int | None:
-    """The exit status of this build run by the service; None when it did not run it (none
-    answers, it is another key's, or this build may not use it): the build runs itself."""
-    if not enabled(argv[1:]):
-        return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(CONNECT_WAIT)
-        sock.connect(os.fsencode(socket_path()))
-        if not same_user(sock):
-            return None
-        encodings = [getattr(s, "encoding", None) for s in (sys.stdout, sys.stderr)]
-        request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "encoding": encodings}
-        fds = [fd if _is_open(fd) else os.open(os.devnull, os.O_RDWR) for fd in (0, 1, 2)]
-        socket.send_fds(sock, [json.dumps(request).encode() + b"\n"], fds)
-        if not json.loads(read_line(sock)).get("ok"):
-            return None
-    except (OSError, ValueError):
-        sock.close()
-        return None
-    sock.settimeout(None)
-    return _wait(sock)
-
-
-def _is_open(fd: int) -> bool:
-    try:
-        os.fstat(fd)
-    except OSError:
-        return False
-    return True
-
-
-def _wait(sock: socket.socket) -> int:
-    """Passes this process's signals to the build and returns the status it ends with."""
-
-    def forward(number: int, _frame: object) -> None:
-        with contextlib.suppress(OSError):
-            sock.sendall(bytes([number]))
-
-    for name in SIGNALS:
-        signal.signal(getattr(signal, name), forward)
-    try:
-        said = read_line(sock).decode()
-    except (OSError, UnicodeDecodeError):
-        said = ""
-    if said.startswith("exit "):
-        return int(said.split()[1])
-    print("build.py: the warm build ended without its status", file=sys.stderr)
-    return 1
-
-
-def start() -> None:
-    """Starts the service for the next build (after one that ran itself), unless one listens."""
-    if not enabled(sys.argv[1:]):
-        return
-    try:
-        path = socket_path()
-        if path.exists():
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        log = os.open(path.parent / "buildd.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    except OSError:
-        return
-    argv = service_command()
-    actions: list[tuple] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
-    actions += [(os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
-    with contextlib.suppress(OSError, NotImplementedError):  # (the build's own environment)
-        os.posix_spawn(sys.executable, argv, dict(os.environ), file_actions=actions, setsid=True)
-    os.close(log)
 
 
 # ---- the service ----------------------------------------------------------------------------
@@ -259,7 +162,7 @@ def serve() -> int:
                 os.unlink(path)
 
 
-def _gone(path: Path, inode: int) -> bool:
+def _gone(path: str, inode: int) -> bool:
     try:
         return os.lstat(path).st_ino != inode
     except OSError:
@@ -279,7 +182,9 @@ def _take(conn: socket.socket, listener: socket.socket, key: str) -> bool:
             if not more:
                 return True
             data += more
-        request = json.loads(data)
+        request = ast.literal_eval(data.decode("utf-8", "surrogateescape"))
+        if not isinstance(request, dict):
+            raise ValueError("not a request")
         if len(fds) != 3 or service_key(request["env"]) != key:
             conn.sendall(b'{"ok": false, "error": "stale"}\n')
             return len(fds) != 3
@@ -289,7 +194,7 @@ def _take(conn: socket.socket, listener: socket.socket, key: str) -> bool:
             _build(conn, request, fds)  # (never returns)
         say(f"build {pid}: {' '.join(request['argv'][1:])}")
         return True
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, SyntaxError, RecursionError) as exc:
         say(f"a request not taken: {type(exc).__name__}: {exc}")
         return True
     finally:
@@ -319,7 +224,7 @@ def _build(conn: socket.socket, request: dict, fds: list[int]) -> None:
         os.environ.update(request["env"])
         sys.argv = list(request["argv"])
         conn.settimeout(None)
-        conn.sendall(b'{"ok": true}\n')
+        conn.sendall(buildclient.OK)
         threading.Thread(target=_signals, args=(conn, done), daemon=True).start()
         from deck.cli import main
 
@@ -380,11 +285,3 @@ def main() -> int:
     except Exception as exc:
         say(f"ended: {type(exc).__name__}: {exc}")
         return 1
-
-
-def service_command() -> list[str]:
-    """How the service is started: `deck` imported from the project (never the working folder:
-    `-P`), with the build's own environment (no PYTHONPATH of the service's: the key's)."""
-    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from deck import buildd; "
-    code += "sys.exit(buildd.main())"
-    return [sys.executable, "-P", "-c", code]

@@ -144,3 +144,51 @@ def test_serve_and_python_flags_run_in_their_own_process() -> None:
     finally:
         os.environ["DECK_BUILDD"] = "0"
     assert not buildd.enabled(["mini"])  # (off)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["killed", "older"])
+def test_a_service_that_does_not_answer_makes_way_for_a_new_one(tmp_path: Path, kind: str) -> None:
+    """`killed`: a service ended without removing its socket file (connecting is refused);
+    `older`: an older engine's service, which cannot read the request and closes the
+    connection without an answer (each request would keep it from going idle). Either way the
+    build runs itself, the socket file is removed, and the service it starts runs the next."""
+    import socket
+    import threading
+
+    copy_fixture("mini", tmp_path)
+    (tmp_path / "s").mkdir()
+    path = tmp_path / "s" / "buildd.sock"
+    env = dict(os.environ, DECK_BUILDD="1", DECK_BUILDD_IDLE="30", DECK_BUILDD_SOCKET=str(path))
+    old = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old.bind(str(path))
+    if kind == "killed":
+        old.close()  # (its file stays: connecting to it is refused)
+    else:
+        old.listen(4)
+
+        def close_unanswered() -> None:
+            while True:
+                try:
+                    conn, _ = old.accept()
+                except OSError:
+                    return
+                conn.recv(65536)
+                conn.close()
+
+        threading.Thread(target=close_unanswered, daemon=True).start()
+    old_inode = path.stat().st_ino
+    try:
+        first = build(tmp_path, env, "mini", "--no-pdf")
+        assert first.returncode == 0, first.stderr
+        until = time.monotonic() + 60
+        while not (path.exists() and path.stat().st_ino != old_inode):
+            assert time.monotonic() < until, "no new service started"
+            time.sleep(0.05)
+        second = build(tmp_path, env, "mini", "--no-pdf")
+        assert second.returncode == 0 and "up to date" in second.stderr
+        log = (tmp_path / "s" / "buildd.log").read_text()
+        assert "] build " in log and "mini --no-pdf" in log  # (the new service ran it)
+    finally:
+        old.close()
+        path.unlink(missing_ok=True)  # (the new service ends when its socket file is gone)

@@ -44,6 +44,7 @@ def test_each_static_script_is_small() -> None:
 # resolution and per-output handlers over the protocols in `deck.blocks.base`/`context`.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "theme", "strings", "progress", "host", "interpreter", "widgetdata", "localsocket"),
+    ("buildclient",),  # the build's side of the warm build service: what build.py imports first
     ("model",),
     ("options", "store"),
     ("show", "blocks"),
