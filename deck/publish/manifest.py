@@ -33,10 +33,10 @@ class Hasher:
     known: dict[str, list[Any]] = field(default_factory=dict)
     seen: dict[str, list[Any]] = field(default_factory=dict)
 
-    def file(self, path: Path) -> str:
-        key = str(path)
+    def file(self, path: str | Path) -> str:
+        key = os.fspath(path)
         try:
-            st = path.stat()
+            st = os.stat(key)
         except OSError:
             return "missing"
         old = self.known.get(key)
@@ -58,11 +58,13 @@ class Hasher:
         if not folder.is_dir():
             return {}
         out = {}
-        for dirpath, dirnames, filenames in os.walk(folder):
+        top = os.fspath(folder)
+        for dirpath, dirnames, filenames in os.walk(top):  # (os.path: hundreds of files)
             dirnames[:] = sorted(d for d in dirnames if d not in SKIP_PARTS)
+            rel = os.path.relpath(dirpath, top).replace(os.sep, "/")
+            prefix = "" if rel == "." else f"{rel}/"
             for name in sorted(filenames):
-                path = Path(dirpath) / name
-                out[path.relative_to(folder).as_posix()] = self.file(path)
+                out[prefix + name] = self.file(os.path.join(dirpath, name))
         return out
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 RACY_SECONDS = 2.0  # a file changed this recently when hashed may change again unseen
 
 
-def content_hash(path: Path) -> str:
+def content_hash(path: str | Path) -> str:
     """The sha256 of a file's bytes, read in blocks; raises OSError as reading does."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -20,7 +20,7 @@ def content_hash(path: Path) -> str:
     return h.hexdigest()
 
 
-def digest(path: Path) -> tuple[str, int, int, int, int]:
+def digest(path: str | Path) -> tuple[str, int, int, int, int]:
     """(sha256, size, mtime_ns, ctime_ns, inode) of a file; ("", 0, 0, 0, 0) when it does not
     exist.
 

@@ -114,7 +114,7 @@ def state(dep: Dependency, base: Path, seen: dict[str, str] | None = None) -> st
         return installed_state(dep.path.split("\n"), seen)
     if dep.kind == "glob":
         return glob_state(dep.path, str(base))
-    path = str(base / dep.path)
+    path = os.path.join(base, dep.path)  # (an absolute dep.path stays as it is)
     return listing_state(path) if dep.kind == "listing" else stat_state(path)
 
 
@@ -136,7 +136,9 @@ def check(
         return ("" if holds else _state_changed(dep, now)), dep
     if dep.mtime_ns == -2:
         return f"{dep.name} changed while the section ran", dep
-    path = base / dep.path  # an absolute dep.path stays as it is
+    # (an absolute dep.path stays as it is; os.path, not pathlib: a no-change build checks
+    # hundreds)
+    path = os.path.join(base, dep.path)
     try:
         st = os.stat(path)
     except OSError:
