@@ -78,18 +78,39 @@ def idle_seconds() -> float:
         return IDLE
 
 
+_DIGESTS: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}  # path → (identity, sha256)
+RACY_NS = 2_000_000_000  # a file changed this recently is read again (its stat may not show
+# a second change within the clock's granularity)
+
+
+def _file_digest(path: str) -> bytes:
+    """The sha256 of a file's bytes, read again unless its size, mtime, ctime and inode are
+    those it had when last read (a ctime cannot be set back) and it had not just changed: the
+    key is asked at every request, and reading the engine's 200 files took 14 ms of each."""
+    st = os.stat(path)
+    identity = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    known = _DIGESTS.get(path)
+    if known and known[0] == identity:
+        return known[1]
+    with open(path, "rb") as f:
+        value = hashlib.sha256(f.read()).digest()
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS:
+        _DIGESTS[path] = (identity, value)
+    return value
+
+
 def service_key(env: dict[str, str]) -> str:
     """What a build's result depends on that the service holds imported: the engine's files,
     the Python, its `PYTHON…` variables in `env`, the installed packages."""
     h = hashlib.sha256(os.fsencode(sys.executable) + sys.version.encode())
     python = {k: v for k, v in env.items() if k.startswith("PYTHON")}
     h.update(json.dumps(python, sort_keys=True).encode())
-    files = [ROOT / "build.py"]
+    files = [os.path.join(ROOT, "build.py")]
     for folder, dirs, names in os.walk(ENGINE):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        files += [Path(folder) / n for n in sorted(names) if not n.endswith(".pyc")]
+        files += [os.path.join(folder, n) for n in sorted(names) if not n.endswith(".pyc")]
     for path in files:
-        h.update(os.fsencode(path.relative_to(ROOT)) + b"\0" + path.read_bytes())
+        h.update(os.fsencode(os.path.relpath(path, ROOT)) + b"\0" + _file_digest(path))
     for entry in sys.path:  # the installed packages: each site folder's names (dist-infos)
         if entry.endswith("-packages") and os.path.isdir(entry):
             h.update(os.fsencode(entry) + b"\0" + "\0".join(sorted(os.listdir(entry))).encode())

@@ -192,3 +192,33 @@ def test_a_service_that_does_not_answer_makes_way_for_a_new_one(tmp_path: Path, 
     finally:
         old.close()
         path.unlink(missing_ok=True)  # (the new service ends when its socket file is gone)
+
+
+def test_the_key_follows_every_engine_file_even_rewritten_with_its_old_size_and_mtime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service asks its key at every request and keeps each file's hash by its identity
+    (size, mtime, ctime, inode): a file rewritten with the same size and its old mtime set back
+    (`touch -r`) still changes the key, through its ctime; a new file changes it too."""
+    engine = tmp_path / "deck"
+    (engine / "sub").mkdir(parents=True)
+    (tmp_path / "build.py").write_text("print('build')\n")
+    (engine / "a.py").write_text("A = 1\n")
+    (engine / "sub" / "b.py").write_text("B = 2\n")
+    monkeypatch.setattr(buildd, "ENGINE", engine)
+    monkeypatch.setattr(buildd, "ROOT", tmp_path)
+    monkeypatch.setattr(buildd, "RACY_NS", 0)  # (kept at once: the test need not wait)
+    monkeypatch.setattr(buildd, "_DIGESTS", {})
+    env = {"PATH": "/bin"}
+    first = buildd.service_key(env)
+    assert buildd.service_key(env) == first and len(buildd._DIGESTS) == 3
+    st = (engine / "a.py").stat()
+    time.sleep(0.01)
+    (engine / "a.py").write_text("A = 7\n")  # the same size
+    os.utime(engine / "a.py", ns=(st.st_atime_ns, st.st_mtime_ns))  # its old mtime
+    assert (engine / "a.py").stat().st_mtime_ns == st.st_mtime_ns
+    second = buildd.service_key(env)
+    assert second != first
+    (engine / "sub" / "c.py").write_text("")
+    assert buildd.service_key(env) not in (first, second)
+    assert buildd.service_key({**env, "PYTHONHASHSEED": "1"}) != buildd.service_key(env)
