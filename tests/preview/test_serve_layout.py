@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from catalogue import options_in
+from deck.options import Options
 from deck.pipeline import build
 from deck.preview.serve import running
 from deck.source.registry import LessonFolder
@@ -32,17 +33,22 @@ def wait_for(check, timeout: float = 120) -> None:  # noqa: ANN001
         time.sleep(0.05)
 
 
+def long_lesson(root: Path, slides: str) -> tuple[Path, Options, list[LessonFolder]]:
+    """The lesson `long` (one section of `slides`) in `root`: its folder, the options
+    `build.py --serve` builds with (no PDFs, no headless check), what the preview watches."""
+    folder = root / "content" / "long"
+    folder.mkdir(parents=True)
+    (folder / "lesson.yml").write_text("title: long\nlang: en\ntitle-slide: false\n")
+    (folder / "01-a.md").write_text(slides)
+    return folder, options_in(root), [LessonFolder("long", folder)]
+
+
 @pytest.mark.slow
 def test_the_serve_banner_names_an_overflowing_slide_until_it_is_fixed(tmp_path: Path, browser):
     from deck.publish.pdf import measure_overflow
 
-    folder = tmp_path / "content" / "long"
-    folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: long\nlang: en\ntitle-slide: false\n")
-    (folder / "01-a.md").write_text(SLIDES)
-    options = options_in(tmp_path)  # no PDFs, no headless check: as build.py --serve builds
+    folder, options, watched = long_lesson(tmp_path, SLIDES)
     assert not options.lint
-    watched = [LessonFolder("long", folder)]
     with running(lambda: build(["long"], options), watched, options.out) as p:
         wait_for(lambda: p.status.builds == 1)
         assert p.status.errors == []
@@ -81,12 +87,7 @@ def test_the_server_hears_only_json_about_the_page_it_serves(tmp_path: Path):
     import http.client
     import json
 
-    folder = tmp_path / "content" / "long"
-    folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: long\ntitle-slide: false\n")
-    (folder / "01-a.md").write_text(FIXED)
-    options = options_in(tmp_path)
-    watched = [LessonFolder("long", folder)]
+    _, options, watched = long_lesson(tmp_path, FIXED)
     with running(lambda: build(["long"], options), watched, options.out) as p:
         wait_for(lambda: p.status.builds == 1)
         page = p.status.as_dict()["lessons"]["long"]["page"]
@@ -116,12 +117,7 @@ def test_a_newer_build_ends_the_running_check_at_once_and_its_page_is_checked(
     """The check's hidden frame shares the page's main thread: a build that lands while it
     runs ends it (the update must not wait), and the newer page is checked instead. The frame's
     load is held until the edit has landed, so the older check cannot finish first."""
-    folder = tmp_path / "content" / "long"
-    folder.mkdir(parents=True)
-    (folder / "lesson.yml").write_text("title: long\nlang: en\ntitle-slide: false\n")
-    (folder / "01-a.md").write_text(SLIDES)
-    options = options_in(tmp_path)
-    watched = [LessonFolder("long", folder)]
+    folder, options, watched = long_lesson(tmp_path, SLIDES)
     with running(lambda: build(["long"], options), watched, options.out) as p:
         wait_for(lambda: p.status.builds == 1)
         first = p.status.as_dict()["lessons"]["long"]["page"]
