@@ -52,11 +52,7 @@ class LivePreviewHandler(PresenterHandler):
         if route != LEAD and not route.startswith(ROOM):
             super().answer(with_body)  # (the preview's: it checks the URL's length and Host)
             return
-        if len(self.path) > MAX_URL:
-            self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
-        elif not self.host_allowed():
-            self.send_error(HTTPStatus.FORBIDDEN, "Host must be 127.0.0.1 or localhost")
-        else:
+        if not self.turned_away():
             asked = {k: v[0] for k, v in parse_qs(query, max_num_fields=8).items()}
             if route == LEAD:
                 self.enter_lead(asked.get("key"), asked.get("lesson"))

@@ -13,7 +13,6 @@ import functools
 import json
 import threading
 from email.message import Message
-from http import HTTPStatus
 from io import BufferedIOBase
 from pathlib import Path
 from typing import Any, Protocol
@@ -52,7 +51,6 @@ class RoomHandler(Protocol):
     server: Any  # a RoomServer
     headers: Message
     wfile: BufferedIOBase
-    close_connection: bool
 
     @property
     def lead(self) -> bool: ...
@@ -60,9 +58,7 @@ class RoomHandler(Protocol):
     def body(self, most: int) -> Any: ...
     def send_json(self, value: Any, code: int = 200) -> None: ...
     def reply(self, body: bytes, kind: str, with_body: bool) -> None: ...
-    def send_response(self, code: int, message: str | None = None) -> None: ...
-    def send_header(self, keyword: str, value: str) -> None: ...
-    def end_headers(self) -> None: ...
+    def open_stream(self, retry_ms: int) -> None: ...
 
 
 def client_config(server: RoomServer, lesson: str, lang: str, lead: bool) -> dict[str, Any]:
@@ -194,13 +190,7 @@ def stream(handler: RoomHandler, lesson: str, lead: bool, ink: str | None) -> No
         room = classroom.room(lesson)
         last = handler.headers.get("Last-Event-ID") or ink
         seq = int(last) if last and last.isdigit() and len(last) < 12 else room.ink_seq
-    handler.send_response(HTTPStatus.OK)
-    handler.send_header("Content-Type", "text/event-stream")
-    handler.send_header("Cache-Control", "no-store")
-    handler.send_header("Connection", "close")
-    handler.end_headers()
-    handler.close_connection = True
-    handler.wfile.write(b"retry: 1000\n\n")
+    handler.open_stream(1000)
     if not lead:
         classroom.watch(lesson, 1)
     seen = (-1, -1)

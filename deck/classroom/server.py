@@ -82,12 +82,10 @@ class RoomHandler(PresenterHandler):
 
     # ---- GET ---------------------------------------------------------------------------
 
+    HOST_RULE = "Host must name this server by its address"
+
     def answer(self, with_body: bool) -> None:
-        if len(self.path) > MAX_URL:
-            self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
-            return
-        if not self.host_allowed():
-            self.send_error(HTTPStatus.FORBIDDEN, "Host must name this server by its address")
+        if self.turned_away():
             return
         route, _, query = self.path.partition("?")
         route = route.split("#", 1)[0]

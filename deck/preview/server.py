@@ -177,12 +177,31 @@ class Handler(BaseHTTPRequestHandler):
                 self.server.log(warning)
         self.reply(b"", "text/plain", True, HTTPStatus.NO_CONTENT)
 
-    def answer(self, with_body: bool) -> None:
+    HOST_RULE = "Host must be 127.0.0.1 or localhost"  # (why another Host is refused)
+
+    def turned_away(self) -> bool:
+        """Refuses a request whose URL is too long or whose Host names another server (True
+        when it did): every GET of the preview and of the servers built on it asks first."""
         if len(self.path) > MAX_URL:
             self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
-            return
-        if not self.host_allowed():
-            self.send_error(HTTPStatus.FORBIDDEN, "Host must be 127.0.0.1 or localhost")
+        elif not self.host_allowed():
+            self.send_error(HTTPStatus.FORBIDDEN, self.HOST_RULE)
+        else:
+            return False
+        return True
+
+    def open_stream(self, retry_ms: int) -> None:
+        """Starts a server-sent event stream (its headers, and how soon to reconnect)."""
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        self.wfile.write(f"retry: {retry_ms}\n\n".encode())
+
+    def answer(self, with_body: bool) -> None:
+        if self.turned_away():
             return
         route = self.path.split("?", 1)[0].split("#", 1)[0]
         if route == STATUS:
@@ -313,13 +332,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def stream(self) -> None:
         """Server-sent events: the status now, then after every build, until the page goes."""
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
-        self.wfile.write(b"retry: 500\n\n")
+        self.open_stream(500)
         version = None
         while not self.server.status.closed:
             status = self.server.status.wait_after(version, timeout=15)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from fixture_build import Built
-from room_support import Served, build_room, serve_room, wait_for
+from room_support import Served, serve_room, wait_for
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -21,17 +21,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
 CELL, QUIZ, END = 1, 2, 4  # slides (0-based)
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    return build_room(tmp_path_factory.mktemp("room"))
-
-
-@pytest.fixture
-def served(built: Built) -> Iterator[Served]:
-    with serve_room(built) as served:
-        yield served
 
 
 class Watch:

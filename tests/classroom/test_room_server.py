@@ -6,24 +6,10 @@ changeable while voting is open, rate-limited), and what only the presenter's se
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from fixture_build import Built
-from room_support import KEY, Served, build_room, device_cookie, http, lead, serve_room, vote
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    return build_room(tmp_path_factory.mktemp("room"))
-
-
-@pytest.fixture
-def served(built: Built) -> Iterator[Served]:
-    with serve_room(built) as served:
-        yield served
+from room_support import KEY, Served, device_cookie, http, lead, serve_room, vote
 
 
 def test_the_audience_page_has_no_notes_no_answers_and_no_explanations(served: Served):
