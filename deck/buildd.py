@@ -62,6 +62,17 @@ WARM = (
     "deck.publish.course",
     "deck.publish.layoutcheck",
     "deck.publish.manifest",
+    # what a build that renders imports on its way (the fonts, the notebook, the course page…)
+    "deck.publish.fonts",
+    "deck.publish.subset",
+    "deck.publish.fontfind",
+    "deck.render.fontconfig",
+    "deck.publish.nbcells",
+    "deck.publish.nbrequirements",
+    "deck.publish.coursefile",
+    "deck.source.schemacourse",
+    "importlib.metadata",
+    "pygments.formatters.html",
 )
 # (the build's side, kept here too for who asks this module)
 enabled = buildclient.enabled
@@ -145,6 +156,7 @@ def serve() -> int:
     key, idle = service_key(dict(os.environ)), idle_seconds()
     for name in WARM:
         importlib.import_module(name)
+    warm_up()
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -181,6 +193,23 @@ def serve() -> int:
         with contextlib.suppress(OSError):
             if os.lstat(path).st_ino == inode:
                 os.unlink(path)
+
+
+def warm_up() -> None:
+    """What the service does once, after its imports and before it forks its builds, that
+    every build would otherwise do from nothing: compile what a build compiles each time (a
+    Markdown converter's regular expressions, kept in `re`'s cache; the code colours), read
+    the installed libraries' versions (its key covers what is installed) and the characters
+    of the engine's scripts and stylesheets. Nothing here reads a lesson or the cache."""
+    from deck.host import library_versions
+    from deck.publish import fonts
+    from deck.publish.assets import pygments_css
+    from deck.render.deck import new_markdown
+
+    new_markdown()
+    pygments_css()
+    library_versions()
+    fonts.warm_up()
 
 
 def _gone(path: str, inode: int) -> bool:

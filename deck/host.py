@@ -4,6 +4,7 @@ what decided the floating-point kernels, as each section worker saw it (`kernels
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import sys
@@ -60,8 +61,6 @@ def build_host() -> dict[str, Any]:
     (`os.cpu_count()`) and those this process may use (its affinity), the Python version, and
     the installed versions of numpy, torch and matplotlib (read from their metadata, never
     imported; None when one is not installed)."""
-    from importlib import metadata
-
     cpu = None
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
@@ -76,19 +75,29 @@ def build_host() -> dict[str, Any]:
         usable: int | None = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         usable = os.cpu_count()
-    libraries: dict[str, str | None] = {}
-    for name in HOST_LIBRARIES:
-        try:
-            libraries[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            libraries[name] = None
     return {
         "cpu": cpu or platform.processor() or None,
         "cores": os.cpu_count(),
         "cores_usable": usable,
         "python": platform.python_version(),
-        "libraries": libraries,
+        "libraries": dict(library_versions()),
     }
+
+
+@functools.cache
+def library_versions() -> tuple[tuple[str, str | None], ...]:
+    """The installed versions of HOST_LIBRARIES (None: not installed), read once a process:
+    the warm build service reads them before its builds, and its key covers what is installed
+    (`deck.buildd.service_key`)."""
+    from importlib import metadata
+
+    found: list[tuple[str, str | None]] = []
+    for name in HOST_LIBRARIES:
+        try:
+            found.append((name, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            found.append((name, None))
+    return tuple(found)
 
 
 def kernels() -> dict[str, Any]:

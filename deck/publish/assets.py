@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 from pathlib import Path
@@ -109,6 +110,7 @@ def assembled(sources: list[Path]) -> bytes:
     )
 
 
+@functools.cache
 def pygments_css() -> str:
     """The code's colours: the light style, and the dark one under the dark built-in themes
     (an author's dark .scss theme gets them from deck.render.sass)."""

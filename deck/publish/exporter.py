@@ -15,6 +15,7 @@ from deck.store.files import content_hash
 
 if TYPE_CHECKING:
     from deck.model import Lesson, SectionResult
+    from deck.publish.ahead import Ahead
     from deck.render.deck import RenderedDeck
 
 DECK = "deck"  # the place `dist/<lesson>/`, where every kept file and the build record live
@@ -33,6 +34,8 @@ class Built:
     results: dict[str, SectionResult] = field(default_factory=dict)
     # what exporters leave until the build's places are published (`deck.publish.write`)
     later: list[Callable[[], None]] = field(default_factory=list)
+    # what exporters started making beside the build (`deck.publish.ahead`), ended with it
+    beside: list[Ahead] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

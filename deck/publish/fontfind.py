@@ -7,6 +7,7 @@ reading them loads fontTools.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import re
@@ -123,7 +124,32 @@ def face_number_of(path: Path, family: str, hint: int, store: Path | None) -> in
     return number
 
 
-def face_cmap(store: Path, path: Path, number: int) -> set[int]:
+class CodePoints:
+    """A font's code points as runs `[first, last]`, sorted: `point in points` looks the run
+    up (a CJK face has 30,000 points; a deck asks for a thousand of them)."""
+
+    def __init__(self, runs: list[list[int]]) -> None:
+        self.firsts = [int(a) for a, _ in runs]
+        self.lasts = [int(b) for _, b in runs]
+
+    def __contains__(self, point: object) -> bool:
+        if not isinstance(point, int):
+            return False
+        at = bisect.bisect_right(self.firsts, point) - 1
+        return at >= 0 and point <= self.lasts[at]
+
+
+def runs_of(points: set[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for point in sorted(points):
+        if runs and point == runs[-1][1] + 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    return runs
+
+
+def face_cmap(store: Path, path: Path, number: int) -> CodePoints:
     """The code points face `number` of `path` has a glyph for, kept in the cache under the
     font file's identity (reading a CJK font's cmap takes a tenth of a second)."""
     import fontTools
@@ -132,21 +158,16 @@ def face_cmap(store: Path, path: Path, number: int) -> set[int]:
     cached = store / f"cmap-{hashlib.sha256(json.dumps(what).encode()).hexdigest()}.json"
     try:
         stored = json.loads(cached.read_text("utf-8"))
-        return {c for a, b in stored for c in range(a, b + 1)}
+        if all(isinstance(r, list) and len(r) == 2 for r in stored):
+            return CodePoints(stored)
     except (OSError, ValueError, TypeError):
         pass
     from fontTools.ttLib import TTFont
 
     font = TTFont(path, fontNumber=number, lazy=True)
-    points = set(font["cmap"].getBestCmap())
-    runs: list[list[int]] = []
-    for point in sorted(points):
-        if runs and point == runs[-1][1] + 1:
-            runs[-1][1] = point
-        else:
-            runs.append([point, point])
+    runs = runs_of(set(font["cmap"].getBestCmap()))
     try:
         write_atomic(cached, json.dumps(runs).encode())
     except OSError:
         pass  # read again next build
-    return points
+    return CodePoints(runs)

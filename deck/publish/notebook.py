@@ -24,6 +24,7 @@ from deck.theme import ENGINE, FREEZE_FOLDER, STATIC
 
 if TYPE_CHECKING:
     from deck.model.document import Document
+    from deck.publish.ahead import Ahead
 
 CODE = "code"  # dist/<lesson>/code/: the notebook's first cell makes it the working directory
 IMPORTS_DECK = re.compile(r"^\s*(from|import)\s+deck\b", re.M)  # cells using `deck.show`
@@ -198,12 +199,17 @@ def required(built: Built) -> str:
     return text
 
 
+# the notebooks' bytes by name; what code/ copies (`shipped`); requirements.txt's text
+Made = tuple[dict[str, bytes], tuple[dict[str, Path], list[str]], str]
+
+
 class Notebooks:
     name = "ipynb"
     why_not = "ask for ipynb (`--to`, `outputs:` in lesson.yml) to make them again"
 
     def __init__(self) -> None:
         self._made: tuple[Built, dict[str, bytes]] | None = None  # this build's notebooks
+        self._ahead: tuple[Built, Ahead[Made]] | None = None  # (being made beside)
 
     def wanted(self, options: Options) -> bool:
         return options.wants("ipynb")
@@ -220,20 +226,48 @@ class Notebooks:
         return (f"{name}.ipynb",)
 
     def files(self, built: Built) -> tuple[str, ...]:
+        self._take(built)
         made = (REQUIREMENTS,) if required(built) else ()
         return (*self.notebook_names(built), *code_files(built), *made)
 
+    def ahead(self, built: Built) -> None:
+        """Starts making the notebooks beside the build (`deck.publish.ahead`), while the deck
+        is staged: `notebooks` takes them."""
+        if self.wanted(built.options) and built.results:
+            from deck.publish.ahead import Ahead
+            from deck.publish.nbcells import notebook  # noqa: F401 (imported here, not there)
+
+            started = Ahead(lambda: (self._make(built), shipped(built), required(built)))
+            built.beside.append(started)
+            self._ahead = (built, started)
+
+    def _take(self, built: Built) -> None:
+        """What was made beside the build, once it is asked for: the notebooks, and what
+        code/ and its requirements.txt hold."""
+        if self._ahead is None or self._ahead[0] is not built:
+            return
+        made, found, text = self._ahead[1].result()
+        self._ahead = None
+        self._made = (built, made)
+        _SHIPPED[:] = [(built, found)]
+        _REQUIRED[:] = [(built, text)]
+
     def notebooks(self, built: Built) -> dict[str, bytes]:
         """Each notebook's bytes, made once a build (its hash is what it is made from)."""
+        self._take(built)
         if self._made is not None and self._made[0] is built:
             return self._made[1]
+        made = self._make(built)
+        self._made = (built, made)
+        return made
+
+    def _make(self, built: Built) -> dict[str, bytes]:
         from deck.publish.nbcells import notebook
 
         made = {}
         for n, name in enumerate(self.notebook_names(built)):
             data = notebook(document_of(built), solutions=n == 1)
             made[name] = (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode()
-        self._made = (built, made)
         return made
 
     def made_from(self, built: Built) -> dict[str, str] | None:

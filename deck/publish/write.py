@@ -74,6 +74,9 @@ def write(
     kept_all: set[str] = set()  # (said on a `kept` line: not said again as written)
     seconds: dict[str, float] = {}
     try:
+        for exporter in EXPORTERS:  # (what one makes beside the build, started first)
+            if (start := getattr(exporter, "ahead", None)) and exporter.wanted(options):
+                start(built)
         for exporter in EXPORTERS:
             wanted = exporter.wanted(options)
             earlier = any((places[DECK] / f).is_file() for f in exporter.files(built))
@@ -112,6 +115,8 @@ def write(
             except OSError as exc:  # (the deck is published: a note, and the next build checks)
                 log(f"note: the layout check after the build did not start ({exc})")
     finally:
+        for started in built.beside:
+            started.close()
         for target in targets.values():
             if target.staging.is_dir():
                 shutil.rmtree(target.staging, ignore_errors=True)
