@@ -256,10 +256,18 @@ def outcome(
 
 
 def longest_first(jobs: list[Job]) -> list[Job]:
-    """The order in which to start `jobs`: a section never computed first (its time is not
-    known), then the others by the seconds they took when last computed, longest first, so the
-    longest does not start last and hold the build alone (the order otherwise kept)."""
-    return sorted(jobs, key=lambda job: -math.inf if job.estimate is None else -job.estimate)
+    """The order in which to start `jobs`: the sections never computed first (their time is
+    not known), the one with the most code first (a guess: on a first build, the lesson's
+    training section is not left until its other sections have run), then the others by the
+    seconds they took when last computed, longest first, so the longest does not start last
+    and hold the build alone (the order otherwise kept)."""
+
+    def order(job: Job) -> tuple[float, float]:
+        if job.estimate is None:
+            return (-math.inf, -sum(len(cell.code) for cell in job.section.cells()))
+        return (-job.estimate, 0.0)
+
+    return sorted(jobs, key=order)
 
 
 def run_sections(

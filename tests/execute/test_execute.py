@@ -313,6 +313,13 @@ def test_sections_start_never_computed_first_then_longest_first_and_report_in_or
     ]
     assert [j.section.name for j in longest_first(jobs)] == ["03-s", "02-s", "04-s", "01-s"]
     assert longest_first([jobs[0], jobs[3]]) == [jobs[3], jobs[0]]
+    # never computed (a first build): the one with the most code first, else in order
+    (folder / "02-s.md").write_text("## S2\n\n```{python}\nx = 2 + 2 + 2 + 2 + 2\n```\n")
+    fresh = [
+        Job(section, section.name, tmp_path / "f" / section.name)
+        for section in load_lesson(folder).sections
+    ]
+    assert [j.section.name for j in longest_first(fresh)] == ["02-s", "01-s", "03-s", "04-s"]
 
     events: list[SectionStep] = []
     reported: list[str] = []
