@@ -245,22 +245,57 @@ class _Subsets:
             self._cmap = face_cmap(self.store, self.path, self.number)
         return "".join(c for c in characters if ord(c) in self._cmap)
 
+    def _file(self, characters: str) -> Path:
+        return self.store / f"{cache_key(self.path, self.number, self.face, characters)}.woff2"
+
+    def cached(self, characters: str) -> bool:
+        return self._file(characters).is_file()
+
     def get(self, characters: str) -> bytes:
-        key = cache_key(self.path, self.number, self.face, characters)
-        cached = self.store / f"{key}.woff2"
+        cached = self._file(characters)
         try:
             data = cached.read_bytes()
             os.utime(cached)  # (recently used)
             return data
         except OSError:
             pass
-        data = _subset(self.path, self.number, characters)
+        return self.put(characters, _subset(self.path, self.number, characters))
+
+    def put(self, characters: str, data: bytes) -> bytes:
+        """Keeps a subset made for `characters`."""
         self.made += 1
         try:
-            write_atomic(cached, data)
+            write_atomic(self._file(characters), data)
         except OSError:
             pass  # made again next build
         return data
+
+
+def make_missing(needed: list[tuple[_Subsets, str]]) -> None:
+    """Makes the subsets of `needed` (a face's subsets, the characters) that the cache has not,
+    on two cores: a forked child makes about half of them, by the size of their font files (a
+    CJK face takes seconds), while this process makes the rest (`deck.publish.ahead`). A
+    first build's subsets, or a new character's, come after every section has run, when the
+    cores are free."""
+    missing = [(subsets, chars) for subsets, chars in needed if not subsets.cached(chars)]
+    if len(missing) < 2:
+        return
+    from deck.publish.ahead import Ahead
+
+    groups: tuple[list[tuple[_Subsets, str]], ...] = ([], [])
+    load = [0, 0]
+    for subsets, chars in sorted(missing, key=lambda m: -m[0].path.stat().st_size):
+        side = 0 if load[0] <= load[1] else 1
+        groups[side].append((subsets, chars))
+        load[side] += subsets.path.stat().st_size
+    beside = Ahead(lambda: [_subset(s.path, s.number, chars) for s, chars in groups[1]])
+    try:
+        for subsets, chars in groups[0]:
+            subsets.get(chars)
+        for (subsets, chars), data in zip(groups[1], beside.result(), strict=True):
+            subsets.put(chars, data)
+    finally:
+        beside.close()
 
 
 def subset_store(cache: Path) -> Path:
@@ -288,6 +323,7 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
     page = (folder / "index.html").read_text("utf-8")
     faces = (*FACES, *theme_faces(page))
     located = find_all(faces, store)
+    chosen: list[tuple[Face, _Subsets, dict[str, str]]] = []  # (each tier's characters)
     for face in faces:
         found = located[face]
         if found is None:
@@ -295,11 +331,16 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
             continue
         subsets = _Subsets(store, face, *found)
         # (keyed by the characters it has: a new character it lacks makes no subset of it)
-        (target / face.file).write_bytes(subsets.get(subsets.covered(sets["slides"])))
+        covered = {tier: subsets.covered(sets[tier]) if sets[tier] else "" for tier in TIERS}
+        chosen.append((face, subsets, covered))
+    needed = [(subsets, c[t]) for _, subsets, c in chosen for t in TIERS if t == "slides" or c[t]]
+    make_missing(needed)
+    for face, subsets, covered in chosen:
+        (target / face.file).write_bytes(subsets.get(covered["slides"]))
         rules.append(font_face(face, f"{FOLDER}/{face.file}"))
         written.append(face.file)
         for tier in TIERS[1:]:
-            extra = subsets.covered(sets[tier]) if sets[tier] else ""
+            extra = covered[tier]
             if extra:
                 data = base64.b64encode(subsets.get(extra)).decode("ascii")
                 inline.append(font_face(face, f"data:font/woff2;base64,{data}", extra))

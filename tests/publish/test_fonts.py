@@ -282,6 +282,7 @@ def test_a_theme_font_a_deck_stylesheet_names_is_kept(tmp_path):
 def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypatch):
     from deck.publish import fonts
 
+    monkeypatch.setenv("DECK_AHEAD", "0")  # (every subset made in this process, counted)
     calls: list[str] = []
     real = fonts._subset
 
@@ -315,6 +316,33 @@ def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypa
     assert sorted(calls) == ["NotoSansCJK-Bold.ttc", "NotoSansCJK-Regular.ttc"]
     cjk = shipped_faces(tmp_path / "dist" / "mini")[CJK, 400, "normal"]
     assert ord("龘") in cmap(cjk)
+
+
+def test_missing_subsets_are_made_on_two_cores_as_on_one(tmp_path, monkeypatch):
+    """A first build's subsets: a child process makes about half of them (by their font
+    files' sizes) while the build makes the rest; each is the same as one made alone."""
+    from deck.publish import fonts
+
+    calls: list[str] = []
+    real = fonts._subset
+
+    def counting(path: Path, number: int, characters: str) -> bytes:
+        calls.append(path.name)  # (the child's calls are counted in its own memory)
+        return real(path, number, characters)
+
+    monkeypatch.setattr(fonts, "_subset", counting)
+    faces = [face for face in fonts.FACES if face.family.startswith("DejaVu")]
+    store = tmp_path / "store"
+    located = fonts.find_all(faces, store)
+    needed = [(fonts._Subsets(store, f, *located[f]), "Attention → 0.25") for f in faces]
+    fonts.make_missing(needed)
+    assert 0 < len(calls) < len(needed)  # (the rest were made beside)
+    for subsets, characters in needed:
+        assert subsets.cached(characters)
+        assert subsets.get(characters) == real(subsets.path, subsets.number, characters)
+    calls.clear()
+    fonts.make_missing(needed)  # (all cached: none made)
+    assert calls == []
 
 
 def test_the_characters_come_from_text_attributes_scripts_and_stylesheets(tmp_path):
