@@ -6,9 +6,7 @@
 // reloads instead when more than slides changed (head, scripts, assets, slide count) or when a
 // changed slide holds a quiz (deck.js binds its buttons once); new font subsets (a character
 // the deck did not show before) are loaded again in place. Errors show in a banner, and so do
-// the slides that overflow: once the page is idle, a hidden frame lays the deck out for print
-// and runs slides.pdf's overflow check in it (config.lint), which the server words as the PDF
-// build does.
+// the slides that overflow, found by slides.pdf's check (config.lint) in a hidden frame.
 (function () {
   "use strict";
   // the layout check's own frame is only measured: it neither listens nor checks
@@ -243,10 +241,9 @@
   }
 
   // ---- the layout check ------------------------------------------------------------------
-  // After the first paint, when the browser is idle: the deck's print layout in a hidden frame
-  // of the slides' size (the audience's page is not touched), then the check, posted to the
-  // server with the hash of the page measured. One page at a time; a newer build is measured
-  // once the running check ends.
+  // The deck's print layout in a hidden frame of the slides' size (the audience's page is not
+  // touched), then the check, posted to the server with the hash of the page measured, which
+  // words it as the PDF build does. One page at a time; a newer build ends the running check.
   var latest = null; // the last status heard
   var checking = false;
   function frameReady(win) {
@@ -320,16 +317,22 @@
         if (latest !== status) whenIdle(checkLayout); // a newer build came meanwhile
       });
   }
+  // Once a second has passed without a newer build (its frame shares this page's main thread:
+  // an author saving again at once is not kept waiting by it) and the browser is idle.
+  var quiet = null;
   function whenIdle(fn) {
     var ready = window.Reveal && Reveal.isReady() ? Promise.resolve() : new Promise(function (r) {
       window.Reveal ? Reveal.on("ready", r) : window.addEventListener("load", r);
     });
-    ready.then(function () {
-      return document.fonts.ready;
-    }).then(function () {
-      if (window.requestIdleCallback) requestIdleCallback(fn, { timeout: 3000 });
-      else setTimeout(fn, 200);
-    });
+    clearTimeout(quiet);
+    quiet = setTimeout(function () {
+      ready.then(function () {
+        return document.fonts.ready;
+      }).then(function () {
+        if (window.requestIdleCallback) requestIdleCallback(fn, { timeout: 3000 });
+        else setTimeout(fn, 200);
+      });
+    }, 1000);
   }
 
   // A newer build ends the check of the older one at once: its hidden frame shares this page's

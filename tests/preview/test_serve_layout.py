@@ -149,3 +149,35 @@ def test_a_newer_build_ends_the_running_check_at_once_and_its_page_is_checked(
         assert len(said["warnings"]) == 1 and "slide 2 overflows" in said["warnings"][0]
         assert page.evaluate("deckLive.layoutChecks") == 2
         context.close()
+
+
+@pytest.mark.slow
+def test_the_check_waits_for_a_second_without_a_newer_build(tmp_path: Path, browser):
+    """The check's frame shares the page's main thread: it starts once a second has passed
+    since the page showed its last build, so an author who saves again at once (or right after
+    opening the preview) finds no check in the way of the update."""
+    import time
+
+    folder, options, watched = long_lesson(tmp_path, SLIDES)
+    with running(lambda: build(["long"], options), watched, options.out) as p:
+        wait_for(lambda: p.status.builds == 1)
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page = context.new_page()
+        page.goto(f"{p.url}long/")
+        page.wait_for_function(READY)
+        ready = time.monotonic()
+        (folder / "01-a.md").write_text(SLIDES.replace("## Too long", "## Still too long"))
+        page.wait_for_function(
+            "document.querySelectorAll('.slides > section')[1].textContent.includes('Still')"
+        )
+        patched = time.monotonic()
+        page.wait_for_timeout(400)  # (started a moment after the page showed the build, it
+        assert not page.evaluate("deckLive.layoutChecks")  # would have begun by now)
+        assert not page.evaluate("deckLive.layoutAborted")
+        page.wait_for_function("deckLive.layoutChecks === 1", timeout=20_000)
+        assert time.monotonic() - patched >= 0.9, (ready, patched)
+        wait_for(lambda: "long" in p.status.as_dict()["layout"])
+        said = p.status.as_dict()["layout"]["long"]
+        assert said["page"] == p.status.as_dict()["lessons"]["long"]["page"]
+        assert len(said["warnings"]) == 1 and "slide 2 overflows" in said["warnings"][0]
+        context.close()
