@@ -5,8 +5,10 @@ edit's notebooks take as long to make as the deck's fonts take to stage, one aft
 The child computes, sends its result down a pipe and ends (`os._exit`: none of the build's
 exit handlers run twice). `result()` waits for it; where the child could not be made (no
 `fork`, `DECK_AHEAD=0`) or its work failed, the work is done again in the build itself, so an
-error is raised where the build would have raised it, with its traceback. `close()` ends a
-child whose result is no longer wanted (the build stopped on an error first).
+error is raised where the build would have raised it, with its traceback; so is one that has
+not answered within `WAIT` seconds (a child forked beside a thread that held a lock, as in
+`--serve`, could wait for ever). `close()` ends a child whose result is no longer wanted (the
+build stopped on an error first).
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
+import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+WAIT = 120.0  # s the build waits for a child's result before doing the work itself
 
 
 def enabled() -> bool:
@@ -63,17 +68,33 @@ class Ahead(Generic[T]):
     def result(self) -> T:
         if self._fd is None:
             return self._work()
+        data = self._read()
         try:
-            with os.fdopen(self._fd, "rb") as pipe:
-                self._fd = None
-                data = pipe.read()
-        finally:
-            self._reap()
-        try:
-            done, value = pickle.loads(data)
+            done, value = pickle.loads(data) if data is not None else (False, None)
         except Exception:  # noqa: BLE001 (cut short: the child was killed)
-            done, value = False, None
-        return value if done else self._work()
+            done = False
+        if not done:
+            return self._work()
+        found: T = value
+        return found
+
+    def _read(self) -> bytes | None:
+        """The child's bytes; None when it has not finished within WAIT seconds (then it is
+        ended: forked beside another thread that held a lock, it could wait for ever)."""
+        assert self._fd is not None
+        chunks: list[bytes] = []
+        until = time.monotonic() + WAIT
+        try:
+            while True:
+                left = until - time.monotonic()
+                if left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                    return None
+                chunk = os.read(self._fd, 1 << 20)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+        finally:
+            self.close()
 
     def close(self) -> None:
         """Ends the child if its result was not taken."""

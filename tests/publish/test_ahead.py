@@ -54,6 +54,20 @@ def test_a_child_whose_value_is_not_wanted_is_ended_and_reaped():
         os.waitpid(pid, os.WNOHANG)
 
 
+def test_a_child_that_does_not_answer_in_time_is_ended_and_the_work_done_here(monkeypatch):
+    from deck.publish import ahead as module
+
+    monkeypatch.setattr(module, "WAIT", 0.5)
+    parent = os.getpid()
+    started = time.perf_counter()
+    ahead = Ahead(lambda: "here" if os.getpid() == parent else time.sleep(60))
+    pid = ahead._pid
+    assert ahead.result() == "here"
+    assert 0.5 <= time.perf_counter() - started < 10
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
 def test_a_large_value_comes_back_whole():
     data = os.urandom(8 << 20)
     assert Ahead(lambda: data).result() == data
