@@ -70,13 +70,13 @@ class Ahead(Generic[T]):
             return self._work()
         data = self._read()
         try:
-            done, value = pickle.loads(data) if data is not None else (False, None)
+            answer = pickle.loads(data) if data is not None else None
         except Exception:  # noqa: BLE001 (cut short: the child was killed)
-            done = False
-        if not done:
+            answer = None
+        if not answer or not answer[0]:
             return self._work()
-        found: T = value
-        return found
+        value: T = answer[1]
+        return value
 
     def _read(self) -> bytes | None:
         """The child's bytes; None when it has not finished within WAIT seconds (then it is
