@@ -49,10 +49,21 @@ def layout_key(built: Built) -> str:
     return h.hexdigest()
 
 
+_AROUND: list[tuple[Built, str]] = []  # (this build's: asked by made_from, then by export)
+
+
 def surroundings_key(built: Built) -> str:
     """A hash of what every slide's layout depends on besides its own markup: the check, the
     printer, the page's size, its files (assets, figures, media) and the page around the
-    slides."""
+    slides. Worked out once a build (its files are staged before either asks)."""
+    if _AROUND and _AROUND[0][0] is built:
+        return _AROUND[0][1]
+    key = _surroundings_key(built)
+    _AROUND[:] = [(built, key)]
+    return key
+
+
+def _surroundings_key(built: Built) -> str:
     folder = built.staging[DECK]
     h = hashlib.sha256((ENGINE / "publish" / "pdf.py").read_bytes())  # the check, the page size
     h.update((ENGINE / "publish" / "layoutcheck.py").read_bytes())
