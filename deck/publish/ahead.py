@@ -46,14 +46,14 @@ class Ahead(Generic[T]):
             os.close(read)
             os.close(write)
             return
-        if pid == 0:  # (the child)
-            os.close(read)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)  # (a Ctrl-C ends it, unsaid)
+        if pid == 0:  # (the child: whatever happens, it never returns into the build)
             try:
-                data = pickle.dumps((True, work()), protocol=pickle.HIGHEST_PROTOCOL)
-            except BaseException:  # noqa: BLE001 (said by the build, doing it again)
-                data = pickle.dumps((False, None))
-            try:
+                os.close(read)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)  # (a Ctrl-C ends it, unsaid)
+                try:
+                    data = pickle.dumps((True, work()), protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException:  # noqa: BLE001 (said by the build, doing it again)
+                    data = pickle.dumps((False, None))
                 with os.fdopen(write, "wb") as pipe:
                     pipe.write(data)
             finally:

@@ -24,6 +24,17 @@ def test_the_value_is_computed_in_a_child_process_while_the_caller_goes_on():
     assert time.perf_counter() - started >= 0.5
 
 
+def test_started_from_a_thread_other_than_the_main_one_the_child_still_answers():
+    """`--serve` builds in a thread of its own."""
+    import threading
+
+    found: list[int] = []
+    thread = threading.Thread(target=lambda: found.append(Ahead(os.getpid).result()))
+    thread.start()
+    thread.join(30)
+    assert found and found[0] != os.getpid()
+
+
 def test_off_it_is_done_in_the_caller(monkeypatch):
     monkeypatch.setenv("DECK_AHEAD", "0")
     ahead = Ahead(os.getpid)
