@@ -31,6 +31,7 @@ LEAD = "/__deck/lead"
 ROOM = "/__deck/room/"
 SMALL = 4096  # bytes of a vote, a slide change, a poll's step, a save
 CODE = 1 << 20  # bytes of a run: a cell's code (deck.classroom.live.MOST_CODE characters)
+DRAIN = 16 << 20  # bytes of a refused body read and dropped, so that its sender reads the 413
 
 
 class LiveServer(Protocol):
@@ -126,12 +127,30 @@ class PresenterHandler(Handler):
             raise Refused(400, "Content-Length must be a number of bytes")
         size = int(lengths[0])
         if size > most:
-            self.close_connection = True  # (its body is never read)
+            self.close_connection = True
+            self.drop(size)
             raise Refused(413, f"at most {most} bytes")
         try:
             return json.loads(self.rfile.read(size))
         except (ValueError, UnicodeDecodeError):
             raise Refused(400, "not JSON") from None
+
+    def drop(self, size: int) -> None:
+        """Reads and drops a refused body of up to DRAIN bytes, for at most a few seconds: a
+        connection closed while its client still sends is reset, and the client (a browser's
+        fetch) then sees a network error where the 413 and its reason were meant. A larger
+        body is not read: the connection closes at once."""
+        if size > DRAIN:
+            return
+        self.connection.settimeout(5)
+        try:
+            while size > 0:
+                chunk = self.rfile.read(min(size, 1 << 16))
+                if not chunk:
+                    return
+                size -= len(chunk)
+        except OSError:
+            return
 
     def refusing(self, work: Callable[[], None]) -> None:
         try:

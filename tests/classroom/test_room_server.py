@@ -146,6 +146,18 @@ def test_bad_bodies_are_refused_and_the_server_goes_on(served: Served):
     assert http(served, "GET", "/room/")[0] == 200
 
 
+def test_a_body_too_large_is_read_and_answered_with_its_reason(served: Served):
+    """A browser still sending a refused body would see a reset connection, not the 413: the
+    server reads such a body (up to DRAIN bytes) and drops it before it answers."""
+    from deck.classroom.presenter import DRAIN
+
+    body = json.dumps({"lesson": "room", "events": [{"x": "y" * 100}] * 80_000}).encode()
+    assert 4 << 20 < len(body) <= DRAIN  # (far beyond what the sockets' buffers hold)
+    code, _, data = http(served, "POST", "/__deck/room/ink", body, {"Cookie": served.lead_cookie})
+    assert code == 413 and "at most" in json.loads(data)["errors"][0]
+    assert http(served, "GET", "/room/")[0] == 200
+
+
 def test_the_qr_code_is_the_presenters_and_names_the_audience_address(served: Served):
     assert http(served, "GET", "/__deck/room/qr.svg?lesson=room")[0] == 404
     code, headers, body = http(

@@ -395,6 +395,7 @@ def test_a_notes_edit_with_a_new_character_changes_only_the_notes_subsets(tmp_pa
     notes edit still reprints notes.pdf alone; the new character is in the page's own faces."""
     from deck.publish import fonts
 
+    monkeypatch.setenv("DECK_AHEAD", "0")  # (every subset made in this process, counted)
     calls: list[str] = []
     real = fonts._subset
     monkeypatch.setattr(fonts, "_subset", lambda *a: (calls.append(a[2]), real(*a))[1])
