@@ -57,6 +57,13 @@ def show_markdown() -> str:
     return module_markdown(show)
 
 
+def jobs_markdown() -> str:
+    """`deck.jobs`: what it does (its module's docstring) and `each`."""
+    import deck.jobs as jobs
+
+    return f"{inspect.getdoc(jobs)}\n\n{module_markdown(jobs)}"
+
+
 def widgetdata_markdown() -> str:
     """`deck.widgetdata`'s checks, for a widget kind's data check."""
     import deck.widgetdata as widgetdata
@@ -141,6 +148,7 @@ def settings_markdown() -> str:
 REFERENCES: dict[str, Callable[[], str]] = {
     "blocks": blocks_markdown,
     "show": show_markdown,
+    "jobs": jobs_markdown,
     "cli": cli_markdown,
     "widget-helpers": widget_helpers_markdown,
     "widgetdata": widgetdata_markdown,

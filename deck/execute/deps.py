@@ -30,6 +30,7 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
+from deck import jobs
 from deck.execute.observe import UNSEEN, is_authors, is_import_system
 from deck.model import Dependency
 from deck.store.files import digest, identity
@@ -131,6 +132,8 @@ class Recorder:
                 if database != ":memory:" and not database.startswith("file:"):
                     self.read.setdefault(os.path.abspath(database))
             elif event in UNSEEN and not (event == "ctypes.dlopen" and args[0] is None):
+                if event == "os.fork" and jobs.FORKING[0]:
+                    return  # (deck.jobs.each: its children's reads are carried back)
                 if self.line not in self.unknown and self._by_author():
                     self.unknown[self.line] = UNSEEN[event]
         except Exception:  # noqa: BLE001 - recording must never break the author's code
@@ -223,6 +226,36 @@ class Recorder:
             if isinstance(file, str):
                 paths.setdefault(self._real(file))
         return list(paths)
+
+    def state(self) -> dict[str, Any]:
+        """What this process recorded: a child of `deck.jobs.each` hands it to the section's
+        worker (`merge`), so the files a call read there are the section's inputs."""
+        modules = [getattr(m, "__file__", None) for m in list(sys.modules.values())]
+        return {
+            "read": list(self.read),
+            "first_seen": dict(self.first_seen),
+            "written": sorted(self.written),
+            "listed": list(self.listed),
+            "tested": list(self.tested),
+            "env": list(self.env),
+            "unknown": dict(self.unknown),
+            "modules": [f for f in modules if isinstance(f, str)],
+        }
+
+    def merge(self, state: dict[str, Any]) -> None:
+        """Adds what a child recorded (`state`) to this process's record."""
+        self.written.update(state["written"])
+        for path in (*state["read"], *state["modules"]):
+            if path not in self.written:
+                self.read.setdefault(path)
+        for path, seen in state["first_seen"].items():
+            self.first_seen.setdefault(path, tuple(seen))
+        for name in ("listed", "tested", "env"):
+            mine = getattr(self, name)
+            for key in state[name]:
+                mine.setdefault(key)
+        for line, why in state["unknown"].items():
+            self.unknown.setdefault(line, why)
 
     def dependencies(self) -> tuple[Dependency, ...]:
         self.active = False  # what the engine itself looks at from here on is no input

@@ -41,6 +41,7 @@ UNSEEN = {
 # set by the engine for every worker (deck.execute.supervise.worker_env): not the author's input
 ENGINE_VARIABLES = frozenset(
     {"MPLBACKEND", "MATPLOTLIBRC", "PYTHONHASHSEED", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE"}
+    | {"DECK_JOBS", "DECK_SPARE_CORES"}  # (deck.jobs: how many calls at once, never a value)
 )
 
 

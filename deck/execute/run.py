@@ -8,12 +8,14 @@ progress.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deck import jobs
 from deck.errors import Diagnostic
+from deck.execute import supervise
 from deck.execute.hints import other_section_hint
 from deck.execute.job import CellJob, InlineJob, JobSpec
 from deck.execute.places import Places
@@ -285,16 +289,22 @@ def run_sections(
     before the exception goes on.
     """
     allow_starts()
+    spare = SpareCores(workers, len(jobs))
 
     def one(job: Job) -> tuple[SectionResult | Diagnostic, float]:
         t0 = time.perf_counter()
-        outcome = run_section(lesson, job, verbose, on_progress, threads_per_worker(workers))
+        spare.starting()
+        try:
+            outcome = run_section(lesson, job, verbose, on_progress, threads_per_worker(workers))
+        finally:
+            spare.ended()
         if isinstance(outcome, Diagnostic):
             outcome = other_section_hint(lesson, outcome, job.section)
         return outcome, time.perf_counter() - t0
 
     results: dict[str, SectionResult | Diagnostic] = {}
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    supervise.SPARE.append(spare.fds)
     try:
         started: dict[int, Future[tuple[SectionResult | Diagnostic, float]]] = {
             id(job): pool.submit(one, job) for job in longest_first(jobs)
@@ -308,5 +318,44 @@ def run_sections(
         stop_all()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
+    finally:
+        supervise.SPARE.remove(spare.fds)
+        spare.close()
     pool.shutdown()
     return results
+
+
+class SpareCores:
+    """The cores no section's worker uses, for the calls of `deck.jobs.each` in the workers: a
+    pipe with a byte for each (the workers take them without waiting and give them back). At
+    first the cores beyond the workers that start; then one more each time a worker ends with
+    no section left to start. (A byte a killed worker held is lost: fewer calls at once.)"""
+
+    def __init__(self, workers: int, sections: int):
+        self.fds = os.pipe()
+        os.set_blocking(self.fds[0], False)
+        self.cores = jobs.cores()
+        self.unstarted = sections
+        self.running = 0
+        self.lock = threading.Lock()
+        self._give(self.cores - min(workers, sections))
+
+    def starting(self) -> None:
+        with self.lock:
+            self.unstarted -= 1
+            self.running += 1
+
+    def ended(self) -> None:
+        with self.lock:
+            self.running -= 1
+            if not self.unstarted and self.running < self.cores:
+                self._give(1)
+
+    def _give(self, count: int) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self.fds[1], b"+" * max(0, count))
+
+    def close(self) -> None:
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deck import jobs
 from deck.execute.ending import kill_descendants
 from deck.execute.written import note
 from deck.theme import ROOT, STATIC
@@ -58,10 +59,18 @@ class Ended:
     step: Step  # the last step the worker reported
 
 
+# The build's spare cores (deck.jobs.Spare: its pipe's two ends), passed to each worker while
+# `deck.execute.run.run_sections` runs
+SPARE: list[tuple[int, int]] = []
+
+
 def worker_env() -> dict[str, str]:
     env = dict(os.environ, MPLBACKEND="Agg", MATPLOTLIBRC=str(STATIC / "matplotlibrc"))
     env["PYTHONHASHSEED"] = HASH_SEED  # set and dict order the same in every build
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.pop(jobs.SPARE, None)
+    if SPARE:
+        env[jobs.SPARE] = ",".join(map(str, SPARE[-1]))
     return env
 
 
@@ -109,7 +118,7 @@ def run_worker(
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            pass_fds=(theirs.fileno(),),
+            pass_fds=(theirs.fileno(), *(SPARE[-1] if SPARE else ())),
         )
     theirs.close()
     with _running_lock:

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from deck import jobs
 from deck.execute import display
 from deck.execute.capture import CappedText, truncated, without_addresses
 from deck.execute.deps import Recorder
@@ -239,6 +240,7 @@ def _prepare(job: JobSpec, engine_set: set[str]) -> Recorder:
     recorder = Recorder(job.lesson_dir, str(ENGINE), ignore, job.path, declared)
     sys.addaudithook(recorder.hook)
     watch(recorder, engine_set)
+    jobs.CARRY.append((recorder.state, recorder.merge))  # (what `deck.jobs.each`'s calls read)
     distrust_reset_mtimes()
     _limit_memory(job.memory_mb)
     return recorder

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from deck.publish.ahead import Ahead
 
 CODE = "code"  # dist/<lesson>/code/: the notebook's first cell makes it the working directory
-IMPORTS_DECK = re.compile(r"^\s*(from|import)\s+deck\b", re.M)  # cells using `deck.show`
 SKIPPED = {"__pycache__", ".ipynb_checkpoints", FREEZE_FOLDER}  # (frozen results: no input)
 # `from deck.x import …` / `import deck.x, deck.y` at a line's start (a string that looks so
 # only ships one module more)
@@ -42,11 +41,22 @@ def lesson_folder(built: Built) -> Path:
     return path if path.is_dir() else path.parent
 
 
-def engine_modules(start: str = "deck.show") -> list[str]:
-    """The engine's modules a cell's `from deck.show import …` needs (paths inside deck/),
-    found by following `deck` imports from `start`: the notebook ships them in code/deck/."""
+def deck_imports(text: str) -> list[str]:
+    """The engine's modules `text` imports (`from deck.show import …` → deck.show)."""
+    found = []
+    for m in DECK_IMPORT.finditer(text):  # (a line scan, not a parse: 1 ms, not 40)
+        names = [m.group(1)] if m.group(1) else m.group(2).split(",")
+        names = [n.strip().split(" ")[0] for n in names]
+        found += [n for n in names if n == "deck" or n.startswith("deck.")]
+    return found
+
+
+def engine_modules(*starts: str) -> list[str]:
+    """The engine's modules that cells importing `starts` (`deck.show` when none is named:
+    `from deck.show import …`, `from deck.jobs import each`) need (paths inside deck/), found
+    by following `deck` imports from them: the notebook ships them in code/deck/."""
     seen: set[str] = set()
-    todo = [start, "deck"]
+    todo = [*(starts or ("deck.show",)), "deck"]
     files = []
     while todo:
         module = todo.pop()
@@ -63,10 +73,7 @@ def engine_modules(start: str = "deck.show") -> list[str]:
         parts = module.split(".")
         for k in range(2, len(parts)):  # the packages on the way
             todo.append(".".join(parts[:k]))
-        for m in DECK_IMPORT.finditer(path.read_text("utf-8")):  # (a line scan, not a parse:
-            names = [m.group(1)] if m.group(1) else m.group(2).split(",")  # 1 ms, not 40)
-            names = [n.strip().split(" ")[0] for n in names]
-            todo += [n for n in names if n == "deck" or n.startswith("deck.")]
+        todo += deck_imports(path.read_text("utf-8"))
     return sorted(files)
 
 
@@ -123,9 +130,9 @@ def shipped_now(built: Built) -> tuple[dict[str, Path], list[str]]:
                 refused[path.name] = (links[path.name], set())
             else:
                 found[path.name] = path
-    uses_engine = any(
-        IMPORTS_DECK.search(cell.code) for s in built.lesson.sections for cell in s.cells()
-    )
+    texts = [cell.code for s in built.lesson.sections for cell in s.cells()]
+    texts += [path.read_text("utf-8", "replace") for path in found.values()]  # (its modules)
+    imported = sorted({name for text in texts for name in deck_imports(text)})
     rel_of = {s.name: display_path(Path(s.path)) for s in built.lesson.sections}
     for name, result in built.results.items():
         for dep in result.deps:
@@ -147,8 +154,8 @@ def shipped_now(built: Built) -> tuple[dict[str, Path], list[str]]:
                 continue
             if not outside(folder, quote(Path(dep.path).as_posix())):
                 found[Path(dep.path).as_posix()] = path
-    if uses_engine:
-        for rel in engine_modules():
+    if imported:
+        for rel in engine_modules(*imported):
             found[rel] = ENGINE.parent / rel
     if draws_figures(built):
         found[RC_FILE] = STATIC / "matplotlibrc"
