@@ -231,6 +231,7 @@
   // A preview asks for what happened before it loaded once its own deck is set up.
   Reveal.on("ready", function () {
     if (receiver && hub()) post(hub(), { namespace: NS, type: "hello" });
+    refreshSpeaker();
   });
 
   // ---- the speaker window ------------------------------------------------------------
@@ -351,8 +352,10 @@
     refreshSpeaker();
   }
 
+  // Not before reveal is set up: the speaker window's heartbeat can reach a page that is
+  // still loading its scripts (it reloaded), and the parts ask reveal for the current slide.
   function refreshSpeaker() {
-    if (!speakerWindow || speakerWindow.closed) return;
+    if (!speakerWindow || speakerWindow.closed || !Reveal.isReady()) return;
     var doc = speakerWindow.document;
     speakerParts.forEach(function (part) {
       var box = doc.querySelector(".deck-speaker-" + part.name);

@@ -6,7 +6,11 @@ the speaker window blanking and restoring the projector however quickly it is pr
 
 from __future__ import annotations
 
+import functools
+import http.server
 import textwrap
+import threading
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -150,6 +154,57 @@ def test_the_speaker_view_lists_the_slides_values_with_their_sources(context, de
     ]
     go(deck, NONE)
     speaker.wait_for_function("document.querySelector('.deck-speaker-values').hidden")
+
+
+@pytest.fixture
+def served(built: Built) -> Iterator[tuple[str, threading.Event]]:
+    """The built deck over HTTP; once the event is set, `assets/deck.js` is sent 1.5 s late:
+    longer than the speaker window's heartbeat (1 s), which thus reaches a reloaded page
+    between its scripts."""
+    slow = threading.Event()
+
+    class Slow(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if slow.is_set() and self.path.startswith("/assets/deck.js"):
+                time.sleep(1.5)
+            super().do_GET()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Slow, directory=str(built.out))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/index.html", slow
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_reloaded_projector_fills_the_open_speaker_view_once_reveal_is_ready(context, served):
+    errors: list[str] = []
+    deck = context.new_page()
+    deck.set_default_timeout(10_000)
+    deck.on("pageerror", lambda exc: errors.append(str(exc)))
+    address, slow = served
+    deck.goto(address)
+    deck.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    go(deck, TWO)
+    speaker, _, _ = open_speaker_view(context, deck)
+    speaker.wait_for_function("!document.querySelector('.deck-speaker-values').hidden")
+    speaker.evaluate(
+        "() => { const box = document.querySelector('.deck-speaker-values'); "
+        "box.querySelector('ul').textContent = ''; box.hidden = true; }"
+    )
+    slow.set()
+    deck.reload()  # the live preview does this when more than a slide changed
+    deck.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    # the heartbeat came while deck.js was loading: its parts were not asked for the slide
+    # then, but once reveal was ready
+    speaker.wait_for_function(
+        "document.querySelector('.deck-speaker-values .deck-value-text')?.textContent === '45'"
+    )
+    assert errors == []
 
 
 # ---- labels and numbers do not cover what they label -------------------------------------------
