@@ -46,6 +46,31 @@ KEEP_CACHED = 64  # subsets kept in the cache, the least recently used dropped f
 TIERS = ("slides", "student", "lecturer")
 
 
+RULES = "\n/* The faces of this deck, subset for its slides by deck.publish.fonts. */\n"
+FACE_RULE = re.compile(
+    r'@font-face \{ font-family: "([^"]*)"; font-weight: (\d+); font-style: (\w+);'
+)
+CODE = ("fonts.py", "subset.py")  # (this module's folder): what makes the subsets
+
+
+def layout_part(stylesheet: str) -> str:
+    """What of `assets/fonts.css` the layout depends on, the subsets' bytes left out: the
+    stylesheet's own rules, which faces the deck ships, and what made their subsets (this
+    module, deck.publish.subset and its libraries). A subset's glyphs are the font file's for
+    the characters it holds, so a slide's text lays out the same whatever other characters
+    the subsets hold: a prose edit that brings a new character changes the subsets' bytes,
+    not the other slides. (The font files themselves are the printer key's,
+    deck.publish.printer; the subsets the handout and notes add are inlined in the page the
+    build stages, not in the page the slides show.)"""
+    from deck.publish.subset import version
+
+    own, _, ours = stylesheet.partition(RULES)
+    folder = Path(__file__).parent
+    made = [VERSION, version()]
+    made += [hashlib.sha256((folder / f).read_bytes()).hexdigest() for f in CODE]
+    return json.dumps([own, sorted(set(FACE_RULE.findall(ours))), made])
+
+
 DECK_OPTIONS = re.compile(r"window\.deckOptions = (\{.*?\});</script>")
 
 
@@ -317,7 +342,7 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
     store = subset_store(cache)
     target = folder / "assets" / FOLDER
     target.mkdir(parents=True, exist_ok=True)
-    rules = ["\n/* The faces of this deck, subset for its slides by deck.publish.fonts. */\n"]
+    rules = [RULES]
     inline: list[str] = []
     written, missing, made = [], [], 0
     page = (folder / "index.html").read_text("utf-8")

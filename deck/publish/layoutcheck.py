@@ -3,8 +3,9 @@ Chromium and measures every slide with the check `slides.pdf` runs while it prin
 warnings, at the same `file.md:line`), and keeps its answer while the page is unchanged.
 
 What the layout depends on is its key: the page as the slides show it (its HTML), every file
-the page loads (assets: CSS, scripts, fonts; figures, media), the check itself, and Chromium's
-version with the installed fonts. An unchanged key keeps the answer (a hidden file beside the
+the page loads (assets: CSS, scripts; figures, media), the check itself, and Chromium's
+version with the installed fonts. Of the deck's font subsets, what made them counts, not their
+bytes (`deck.publish.fonts.layout_part`): a new character changes them, not the other slides. An unchanged key keeps the answer (a hidden file beside the
 deck, whose warnings the build repeats) and starts no browser. `--serve` leaves the check to
 the page it shows (static/live.js asks the preview server for it), so an edit never waits on a
 second browser there.
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from deck.options import Options
 from deck.progress import Progress, counted
-from deck.publish import layoutlate
+from deck.publish import fonts, layoutlate
 from deck.publish.exporter import DECK, Built, Exported, file_digest
 from deck.publish.layoutd import Client
 from deck.publish.layoutlate import late_file
@@ -69,10 +70,18 @@ def _surroundings_key(built: Built) -> str:
     h.update((ENGINE / "publish" / "layoutcheck.py").read_bytes())
     h.update((ENGINE / "publish" / "overflow.py").read_bytes())  # what it measures
     h.update(printer_key(built.options.cache).encode())  # Chromium's version, the fonts
+    subsets = ("assets", fonts.FOLDER)  # (their bytes: fonts.layout_part says what counts)
+    stylesheet = f"assets/{fonts.STYLESHEET}"
+    css = ""
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder)
-        if len(rel.parts) > 1:  # assets/ (CSS, scripts, fonts), figures/, media
+        if rel.parts[:2] == subsets:
+            continue
+        if rel.as_posix() == stylesheet:
+            css = path.read_text("utf-8")
+        elif len(rel.parts) > 1:  # assets/ (CSS, scripts), figures/, media
             h.update(rel.as_posix().encode() + b"\0" + path.read_bytes())
+    h.update(b"\0fonts\0" + fonts.layout_part(css).encode())
     page = built.deck.views["slides"]
     first, last = page.find("<section"), page.rfind("</section>")
     h.update(b"\0page\0" + (page[:first] + page[last:] if 0 <= first < last else page).encode())

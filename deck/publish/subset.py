@@ -27,6 +27,13 @@ LAYOUT_FEATURES = (
 MAX_ERROR = 1.0  # font units a quadratic curve may stray from its cubic (1/1000 em here)
 
 
+def version() -> str:
+    """The subsetting libraries' versions (a subset's bytes may change with either)."""
+    import fontTools
+
+    return f"fontTools {fontTools.version}"
+
+
 def face_names(font) -> tuple[str, str]:  # noqa: ANN001
     """(family, style) of a face: the typographic names when it has them (IDs 16, 17)."""
     name = font["name"]

@@ -159,6 +159,68 @@ def test_an_edit_measures_the_slides_it_changed_and_moves_the_others_warnings(tm
     assert overflows(whole.stderr) == moved
 
 
+GEOMETRY = """() => [...document.querySelectorAll('.pdf-page > section')].map(section => {
+  const boxes = [];
+  const range = document.createRange();
+  const walker = document.createTreeWalker(section, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+  for (let n = walker.currentNode; n; n = walker.nextNode()) {
+    if (n.nodeType === Node.TEXT_NODE) range.selectNodeContents(n);
+    const rects = n.nodeType === Node.TEXT_NODE ? [...range.getClientRects()]
+                                                : [n.getBoundingClientRect()];
+    for (const r of rects) boxes.push([r.x, r.y, r.width, r.height].map(v => v.toFixed(3)).join());
+  }
+  return boxes;
+})"""
+
+
+def geometry(browser, index: Path) -> list[list[str]]:  # noqa: ANN001
+    """Every element's box and every text line's, slide by slide, in the print layout."""
+    from deck.publish.pdf import open_print_layout
+
+    page = open_print_layout(browser, index, 3)
+    try:
+        return page.evaluate(GEOMETRY)
+    finally:
+        page.close()
+
+
+@pytest.mark.slow
+def test_a_new_character_measures_its_slide_alone_and_moves_no_other(tmp_path, browser):
+    root = tmp_path / "edited"
+    folder = lesson(root)
+    assert "checked the layout of 3 slides" in run_build(root, "long", "--no-pdf").stderr
+    before = tmp_path / "before"
+    shutil.copytree(root / "dist" / "long", before)
+    # characters the deck has never shown, on the first slide: its subsets are made again
+    # (their bytes change) and that slide alone is laid out
+    edited = SLIDES.replace("短。", "短。龘齉爨「」")
+    (folder / "01-a.md").write_text(edited, "utf-8")
+    proc = run_build(root, "long", "--no-pdf")
+    assert proc.returncode == 0, proc.stderr
+    assert "checked the layout of 1 of 3 slides" in proc.stderr
+    fonts = sorted(p.name for p in (before / "assets" / "fonts").iterdir())
+    assert fonts == sorted(p.name for p in (root / "dist/long/assets/fonts").iterdir())
+    assert any(
+        (before / "assets/fonts" / f).read_bytes()
+        != (root / "dist/long/assets/fonts" / f).read_bytes()
+        for f in fonts
+    )
+    # what that rests on: with the new subsets, every box of the other slides (each element,
+    # each line of text) is where it was, to a thousandth of a pixel
+    old, new = (
+        geometry(browser, before / "index.html"),
+        geometry(browser, root / "dist/long/index.html"),
+    )
+    assert old[0] != new[0]  # (the measure sees the edit)
+    assert old[1:] == new[1:] and len(new[2]) > 100
+    # and the answer is the one of measuring the whole edited deck afresh
+    fresh = tmp_path / "fresh"
+    lesson(fresh, edited)
+    whole = run_build(fresh, "long", "--no-pdf")
+    assert "checked the layout of 3 slides" in whole.stderr
+    assert overflows(whole.stderr) == overflows(proc.stderr) != []
+
+
 BOXED = """## 装得下
 
 ```{=html}
