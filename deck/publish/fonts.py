@@ -40,7 +40,11 @@ from deck.store.files import identity, write_atomic
 FOLDER = "fonts"  # under assets/, and under the build cache
 STYLESHEET = "fonts.css"  # under assets/ (from deck/static/), linked by deck.html.j2
 VERSION = "3"  # of what a subset holds (deck.publish.subset): a change makes every subset anew
-KEEP_CACHED = 64  # subsets kept in the cache, the least recently used dropped first
+KEEP_CACHED = 1024  # subsets kept in the cache, the least recently used dropped first
+# the parts of a face's CJK ideographs, each a subset of its own (see parts()), by tier: the
+# handout's and the notes' hold fewer characters (and are inlined: a part costs a kilobyte)
+PARTS = {"slides": 16, "student": 4, "lecturer": 4}
+IDEOGRAPHS = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
 # The character sets, one subset of each face apiece: the slides' (assets/fonts/, linked from
 # assets/fonts.css) and what the handout and the notes add (inlined in the page, see tiers()).
 TIERS = ("slides", "student", "lecturer")
@@ -298,8 +302,8 @@ class _Subsets:
 
 def make_missing(needed: list[tuple[_Subsets, str]]) -> None:
     """Makes the subsets of `needed` (a face's subsets, the characters) that the cache has not,
-    on two cores: a forked child makes about half of them, by the size of their font files (a
-    CJK face takes seconds), while this process makes the rest (`deck.publish.ahead`). A
+    on two cores: a forked child makes about half of them, by their characters, while this
+    process makes the rest (`deck.publish.ahead`). A
     first build's subsets, or a new character's, come after every section has run, when the
     cores are free."""
     missing = [(subsets, chars) for subsets, chars in needed if not subsets.cached(chars)]
@@ -309,10 +313,10 @@ def make_missing(needed: list[tuple[_Subsets, str]]) -> None:
 
     groups: tuple[list[tuple[_Subsets, str]], ...] = ([], [])
     load = [0, 0]
-    for subsets, chars in sorted(missing, key=lambda m: -m[0].path.stat().st_size):
+    for subsets, chars in sorted(missing, key=lambda m: -len(m[1])):
         side = 0 if load[0] <= load[1] else 1
         groups[side].append((subsets, chars))
-        load[side] += subsets.path.stat().st_size
+        load[side] += len(chars) + 20  # (a subset's time: about its glyphs, and a start)
     beside = Ahead(lambda: [_subset(s.path, s.number, chars) for s, chars in groups[1]])
     try:
         for subsets, chars in groups[0]:
@@ -332,11 +336,37 @@ def subset_store(cache: Path) -> Path:
     return Path(shared) if shared else cache / FOLDER
 
 
+def parts(characters: str, count: int = PARTS["slides"]) -> list[tuple[int | None, str]]:
+    """A face's characters as its subsets hold them: (None, all but the CJK ideographs), then
+    the ideographs in `count` parts by their code points (`k`: those ≡ k mod `count`), each
+    part that has one. A character the deck did not show before remakes one part's subset, a
+    sixteenth of the ideographs (0.04 s, where the whole face takes 1.5 s: the outlines made
+    TrueType and WOFF2's compression take a time in proportion to the glyphs). Ideographs
+    neither kern nor join with one another, so text lays out as with one subset."""
+    rest: list[str] = []
+    cut: list[list[str]] = [[] for _ in range(count)]
+    for c in characters:
+        point = ord(c)
+        if any(a <= point <= b for a, b in IDEOGRAPHS):
+            cut[point % count].append(c)
+        else:
+            rest.append(c)
+    found: list[tuple[int | None, str]] = [(None, "".join(rest))] if rest else []
+    return found + [(k, "".join(chars)) for k, chars in enumerate(cut) if chars]
+
+
+def part_file(face: Face, k: int | None) -> str:
+    """The file of part `k` of a face's subset (its own name for the part without ideographs)."""
+    return face.file if k is None else f"{face.file.removesuffix('.woff2')}-part{k:02d}.woff2"
+
+
 def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) -> Staged:
     """Write the subsets into the staged deck `folder` (its page, scripts and stylesheets
     already there), taking them from `cache` when it has them: the slides' into
     `assets/fonts/` with their rules appended to `assets/fonts.css`, what the handout and notes
-    add as `data:` URLs in a `<style>` at the end of the page's head."""
+    add as `data:` URLs in a `<style>` at the end of the page's head. Each is made of parts
+    (`parts`): the one without ideographs first, with no `unicode-range` (the face for any
+    character), then one for each part of the ideographs, for those alone."""
     t0 = time.perf_counter()
     sets = tiers(folder, views or {})
     store = subset_store(cache)
@@ -348,7 +378,7 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
     page = (folder / "index.html").read_text("utf-8")
     faces = (*FACES, *theme_faces(page))
     located = find_all(faces, store)
-    chosen: list[tuple[Face, _Subsets, dict[str, str]]] = []  # (each tier's characters)
+    chosen: list[tuple[Face, _Subsets, dict[str, list[tuple[int | None, str]]]]] = []
     for face in faces:
         found = located[face]
         if found is None:
@@ -356,19 +386,21 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
             continue
         subsets = _Subsets(store, face, *found)
         # (keyed by the characters it has: a new character it lacks makes no subset of it)
-        covered = {tier: subsets.covered(sets[tier]) if sets[tier] else "" for tier in TIERS}
+        covered = {t: parts(subsets.covered(sets[t]), PARTS[t]) if sets[t] else [] for t in TIERS}
         chosen.append((face, subsets, covered))
-    needed = [(subsets, c[t]) for _, subsets, c in chosen for t in TIERS if t == "slides" or c[t]]
+    needed = [(subsets, chars) for _, subsets, c in chosen for t in TIERS for _, chars in c[t]]
     make_missing(needed)
     for face, subsets, covered in chosen:
-        (target / face.file).write_bytes(subsets.get(covered["slides"]))
-        rules.append(font_face(face, f"{FOLDER}/{face.file}"))
+        for k, chars in covered["slides"] or [(None, "")]:
+            name = part_file(face, k)
+            (target / name).write_bytes(subsets.get(chars))
+            rules.append(font_face(face, f"{FOLDER}/{name}", "" if k is None else chars))
         written.append(face.file)
         for tier in TIERS[1:]:
-            extra = covered[tier]
-            if extra:
+            for _, extra in covered[tier]:
                 data = base64.b64encode(subsets.get(extra)).decode("ascii")
                 inline.append(font_face(face, f"data:font/woff2;base64,{data}", extra))
+            if covered[tier]:
                 written.append(f"{face.file} ({tier})")
         made += subsets.made
     with open(folder / "assets" / STYLESHEET, "a", encoding="utf-8") as css:  # (copied)

@@ -1,6 +1,8 @@
-"""Font subsetting with fontTools: one face of a font file (a face of a .ttc collection picked
-by its family and style names), cut down to given characters, its outlines made TrueType
-(`glyf`) when they are CFF, saved as WOFF2 with the same bytes for the same input."""
+"""Font subsetting: one face of a font file (a face of a .ttc collection picked by its family
+and style names), cut down to given characters by HarfBuzz's subsetter (it reads only what the
+characters need: a 19 MB CJK face in milliseconds, where fontTools parses all of it in 0.6 s),
+its outlines made TrueType (`glyf`) when they are CFF and saved as WOFF2 by fontTools, with
+the same bytes for the same input."""
 
 from __future__ import annotations
 
@@ -30,8 +32,9 @@ MAX_ERROR = 1.0  # font units a quadratic curve may stray from its cubic (1/1000
 def version() -> str:
     """The subsetting libraries' versions (a subset's bytes may change with either)."""
     import fontTools
+    import uharfbuzz
 
-    return f"fontTools {fontTools.version}"
+    return f"fontTools {fontTools.version}, uharfbuzz {uharfbuzz.__version__}"
 
 
 def face_names(font) -> tuple[str, str]:  # noqa: ANN001
@@ -105,25 +108,54 @@ def cff_to_glyf(font) -> None:  # noqa: ANN001
     font.sfntVersion = "\x00\x01\x00\x00"
 
 
+def _sfnt(path: Path):  # noqa: ANN202 - uharfbuzz's Blob
+    """The font file as HarfBuzz reads it: a WOFF or WOFF2 file (a theme's web font, from its
+    npm package) unpacked by fontTools first."""
+    import uharfbuzz as hb
+
+    with open(path, "rb") as f:
+        packed = f.read(4) in (b"wOFF", b"wOF2")
+    if not packed:
+        return hb.Blob.from_file_path(str(path))
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(path, recalcTimestamp=False)
+    font.flavor = None
+    out = io.BytesIO()
+    font.save(out, reorderTables=False)
+    return hb.Blob(out.getvalue())
+
+
 def subset_face(path: Path, number: int, characters: str) -> bytes:
     """Face `number` of `path` holding only the glyphs of `characters` (and what the kept
     features reach from them), with TrueType outlines, as WOFF2 bytes. The same input gives
     the same bytes: the font's own timestamps are kept."""
-    from fontTools import subset
+    import uharfbuzz as hb
     from fontTools.ttLib import TTFont
 
-    font = TTFont(path, fontNumber=number, recalcTimestamp=False)
-    options = subset.Options()
-    options.layout_features = list(LAYOUT_FEATURES)
-    options.notdef_outline = True
-    options.glyph_names = False
-    options.hinting = False  # (half of DejaVu's bytes; the CJK outlines lose theirs anyway)
-    options.drop_tables += ["FFTM"]  # (FontForge's timestamps: no use to a browser)
-    subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes=sorted({ord(c) for c in characters}))
-    subsetter.subset(font)
+    wanted = hb.SubsetInput()
+    for point in sorted({ord(c) for c in characters}):
+        wanted.unicode_set.add(point)
+    features = wanted.sets(hb.SubsetInputSets.LAYOUT_FEATURE_TAG)
+    features.clear()
+    for tag in LAYOUT_FEATURES:
+        features.add(int.from_bytes(tag.encode("ascii"), "big"))
+    dropped = wanted.sets(hb.SubsetInputSets.DROP_TABLE_TAG)
+    dropped.add(int.from_bytes(b"FFTM", "big"))  # (FontForge's timestamps: no use to a browser)
+    # (no hinting: half of DejaVu's bytes, and the CJK outlines lose theirs anyway)
+    wanted.flags = hb.SubsetFlags.NO_HINTING | hb.SubsetFlags.NOTDEF_OUTLINE
+    face = hb.Face(_sfnt(path), number)
+    made = hb.subset(face, wanted)
+    if made is None:
+        raise ValueError(f"{path}: HarfBuzz could not subset face {number}")
+    font = TTFont(io.BytesIO(made.blob.data), recalcTimestamp=False)
     if "glyf" not in font:
         cff_to_glyf(font)
+    if "post" in font:
+        font["post"].formatType = 3.0  # no glyph names
+        for attr in ("extraNames", "mapping"):
+            if hasattr(font["post"], attr):
+                delattr(font["post"], attr)
     font.flavor = "woff2"
     out = io.BytesIO()
     font.save(out, reorderTables=False)

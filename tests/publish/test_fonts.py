@@ -30,22 +30,26 @@ def own_font_store(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DECK_FONT_CACHE", raising=False)
 
 
-def shipped_faces(deck: Path) -> dict[tuple[str, int, str], Path]:
-    """(family, weight, style) → file of each `@font-face` in the deck's fonts.css."""
+def shipped_faces(deck: Path) -> dict[tuple[str, int, str], list[Path]]:
+    """(family, weight, style) → the files of its `@font-face` rules in the deck's fonts.css
+    (a face's subset comes in parts: deck.publish.fonts.parts)."""
     css = (deck / "assets" / "fonts.css").read_text("utf-8")
-    faces = {}
+    faces: dict[tuple[str, int, str], list[Path]] = {}
     for rule in re.findall(r"@font-face\s*\{([^}]*)\}", css):
         family = re.search(r'font-family:\s*"([^"]+)"', rule).group(1)
         weight = int(re.search(r"font-weight:\s*(\d+)", rule).group(1))
         style = re.search(r"font-style:\s*(\w+)", rule).group(1)
         url = re.search(r'url\("([^"]+)"\)', rule).group(1)
-        faces[family, weight, style] = deck / "assets" / url
+        faces.setdefault((family, weight, style), []).append(deck / "assets" / url)
     return faces
 
 
-def cmap(path: Path | bytes) -> set[int]:
+def cmap(path: Path | bytes | list[Path]) -> set[int]:
+    """The code points of a font (of all the parts, for a list)."""
     from fontTools.ttLib import TTFont
 
+    if isinstance(path, list):
+        return set().union(*map(cmap, path))
     font = TTFont(io.BytesIO(path) if isinstance(path, bytes) else path)
     return set(font["cmap"].getBestCmap())
 
@@ -184,13 +188,13 @@ def test_subsets_have_truetype_outlines_matching_the_installed_font(mini: Built)
 
     from deck.publish.fonts import Face, locate
 
-    faces = shipped_faces(mini.out)
-    subset = TTFont(faces[CJK, 400, "normal"])
-    assert "glyf" in subset and "CFF " not in subset
+    parts = [TTFont(part) for part in shipped_faces(mini.out)[CJK, 400, "normal"]]
+    assert len(parts) > 4 and all("glyf" in p and "CFF " not in p for p in parts)
     path, number = locate(Face(CJK, 400))
     original = TTFont(path, fontNumber=number, lazy=True)
     assert "CFF " in original
-    for char in "平方结果":
+    for char in "平方结果，":
+        (subset,) = [p for p in parts if ord(char) in p.getBestCmap()]  # (in one part alone)
         ours, theirs = subset.getBestCmap()[ord(char)], original.getBestCmap()[ord(char)]
         assert subset["hmtx"][ours][0] == original["hmtx"][theirs][0]
         boxes = []
@@ -286,8 +290,11 @@ def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypa
     calls: list[str] = []
     real = fonts._subset
 
+    made: list[str] = []
+
     def counting(path: Path, number: int, characters: str) -> bytes:
         calls.append(path.name)
+        made.append(characters)
         return real(path, number, characters)
 
     monkeypatch.setattr(fonts, "_subset", counting)
@@ -308,14 +315,34 @@ def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypa
     } == first
 
     calls.clear()  # a character the deck did not show before
+    made.clear()
     assert "龘" not in fonts.deck_characters(tmp_path / "dist" / "mini")
     edit(lesson / "01-basics.md", "结果计算直接", "龘结果计算直接")
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
-    # the slides' subsets of the faces that have it (the notes add no new one); the others
-    # are kept by the characters they have
+    # the slides' subsets of the faces that have it (the notes add no new one), of the part
+    # that holds it alone; the others are kept by the characters they have
     assert sorted(calls) == ["NotoSansCJK-Bold.ttc", "NotoSansCJK-Regular.ttc"]
+    assert len(made) == 2 and all("龘" in chars for chars in made)
+    ideographs = [c for c in made[0] if 0x4E00 <= ord(c) <= 0x9FFF]
+    assert {ord(c) % fonts.PARTS["slides"] for c in ideographs} == {ord("龘") % 16}
     cjk = shipped_faces(tmp_path / "dist" / "mini")[CJK, 400, "normal"]
     assert ord("龘") in cmap(cjk)
+
+
+def test_a_faces_characters_come_in_parts_by_their_code_points():
+    from deck.publish import fonts
+
+    text = "Aa，。“注意力机制把查询与键比较龘𠀀豈"
+    found = fonts.parts(text, 4)
+    assert found[0] == (None, "Aa，。“")  # all but the ideographs: one part, first
+    assert "".join(sorted(c for _, chars in found for c in chars)) == "".join(sorted(text))
+    for k, chars in found[1:]:
+        assert chars and {ord(c) % 4 for c in chars} == {k}
+    assert fonts.parts(text, 4) == found  # (the same characters, the same parts)
+    # a new ideograph changes its part alone
+    more = dict(fonts.parts(text + "鼹", 4))
+    assert [k for k, chars in more.items() if dict(found).get(k) != chars] == [ord("鼹") % 4]
+    assert fonts.part_file(fonts.FACES[0], 3) == "noto-sans-cjk-sc-400-part03.woff2"
 
 
 def test_missing_subsets_are_made_on_two_cores_as_on_one(tmp_path, monkeypatch):
@@ -407,6 +434,10 @@ def test_a_notes_edit_with_a_new_character_changes_only_the_notes_subsets(tmp_pa
     edit(lesson / "01-basics.md", "开场：介绍本节。", "开场：介绍本节。鼹鼠。")
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
     assert {p: p.read_bytes() for p in sorted(assets.rglob("*")) if p.is_file()} == before
-    assert len(calls) == 2 and all("鼹" in chars for chars in calls)  # the CJK regular, bold
-    added = [font for family, _, _, font in inlined_faces(assets.parent) if family == CJK]
-    assert len(added) == 2 and all({ord("鼹"), ord("鼠")} <= cmap(font) for font in added)
+    # the CJK regular and bold: the part of each new character (鼹 and 鼠 are in two parts)
+    assert len(calls) == 4 and all(("鼹" in chars) != ("鼠" in chars) for chars in calls)
+    for weight in (400, 700):
+        added = [
+            f for family, w, _, f in inlined_faces(assets.parent) if (family, w) == (CJK, weight)
+        ]
+        assert {ord("鼹"), ord("鼠")} <= set().union(*map(cmap, added))
