@@ -39,7 +39,7 @@ from deck.store.files import identity, write_atomic
 
 FOLDER = "fonts"  # under assets/, and under the build cache
 STYLESHEET = "fonts.css"  # under assets/ (from deck/static/), linked by deck.html.j2
-VERSION = "3"  # of what a subset holds (deck.publish.subset): a change makes every subset anew
+VERSION = "4"  # of what a subset holds (deck.publish.subset): a change makes every subset anew
 KEEP_CACHED = 1024  # subsets kept in the cache, the least recently used dropped first
 # the parts of a face's CJK ideographs, each a subset of its own (see parts()), by tier: the
 # handout's and the notes' hold fewer characters (and are inlined: a part costs a kilobyte)
@@ -212,10 +212,10 @@ def tiers(folder: Path, views: dict[str, str]) -> dict[str, str]:
 
 def cache_key(path: Path, number: int, face: Face, characters: str) -> str:
     """The subset's cache key: the font file's identity, the face, the characters."""
-    import fontTools
+    from deck.publish.subset import version
 
     st = path.stat()
-    what = [VERSION, fontTools.version, str(path), *identity(st), number, face.file, characters]
+    what = [VERSION, version(), str(path), *identity(st), number, face.file, characters]
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()
 
 

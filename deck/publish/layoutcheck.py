@@ -5,8 +5,9 @@ warnings, at the same `file.md:line`), and keeps its answer while the page is un
 What the layout depends on is its key: the page as the slides show it (its HTML), every file
 the page loads (assets: CSS, scripts; figures, media), the check itself, and Chromium's
 version with the installed fonts. Of the deck's font subsets, what made them counts, not their
-bytes (`deck.publish.fonts.layout_part`): a new character changes them, not the other slides. An unchanged key keeps the answer (a hidden file beside the
-deck, whose warnings the build repeats) and starts no browser. `--serve` leaves the check to
+bytes (`deck.publish.fonts.layout_part`): a new character changes them, not the other
+slides. An unchanged key keeps the answer (a hidden file beside the deck, whose warnings the
+build repeats) and starts no browser. `--serve` leaves the check to
 the page it shows (static/live.js asks the preview server for it), so an edit never waits on a
 second browser there.
 
