@@ -53,6 +53,8 @@ ROWS = {
     "prose_late": "prose edit: its layout warnings said at",
     "prose_wait": "prose edit, HTML only, layout within (CI)",
     "prose_pdf": "prose edit, with PDFs",
+    "prose_new": "prose edit bringing 2 new characters, HTML only (terminal)",
+    "prose_new_wait": "prose edit bringing 2 new characters, layout within (CI)",
     "cell_html": "cell edit (one constant), HTML only",
     "pdf": "PDF printing (deck: all its PDFs)",
     "serve": "--serve: title edit saved → page shows it",
@@ -71,6 +73,7 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 PRINTED = re.compile(r"printed .*\((\d+(?:\.\d+)?) s\)")
 RAN = re.compile(r"^\s+ran\s", re.MULTILINE)
+SUBSET = re.compile(r"fonts .*\((\d+) subsets? now")  # (a build that made font subsets)
 
 
 def say(message: str) -> None:
@@ -198,20 +201,24 @@ def build_all(
         ("prose_wait", "prose edit, check within", ("--no-pdf",)),
         ("prose_html", "prose edit, HTML only", ("--no-pdf",)),
         ("prose_own", "  … in its own process", ("--no-pdf",)),
+        ("prose_new", "prose edit, new characters", ("--no-pdf",)),
+        ("prose_new_wait", "  … layout within", ("--no-pdf",)),
         ("cell_html", "cell edit, HTML only", ("--no-pdf",)),
     ]:
-        if key and key.startswith("prose"):
+        if key and key.startswith("prose_new"):
+            edits.new_character_edit(copy)
+        elif key and key.startswith("prose"):
             edits.prose_edit(copy, {"prose_pdf": 1, "prose_wait": 2, "prose_own": 4}.get(key, 3))
         if key == "cell_html":
             edits.cell_edit(copy, 1)
         started = time.time()
-        late = key in ("prose_html", "prose_own")
+        late = key in ("prose_html", "prose_own", "prose_new")
         result = build(step, *extra, late=late, own=key in ("nochange_own", "prose_own"))
         if key is None:
             continue
         side.samples[key].append(result.seconds)
         check(key, result, side, tmp)
-        if key == "prose_own":
+        if key in ("prose_own", "prose_new"):
             late_check_done(tmp / "cache" / "layout-late" / f"{name}.json", started)
         if key == "prose_html":
             said = late_check_done(tmp / "cache" / "layout-late" / f"{name}.json", started)
@@ -247,6 +254,8 @@ def check(key: str, result: Run, side: Side, tmp: Path) -> None:
             side.fail(f"{ROWS[key]}: imported {', '.join(sorted(bad))}")
     if key.startswith("prose") and RAN.search(log):
         side.fail(f"{ROWS[key]}: cells ran again")
+    if key.startswith("prose_new") and not SUBSET.search(log):
+        side.fail(f"{ROWS[key]}: no font subset was made")
     if key == "cell_html" and len(RAN.findall(log)) != 1:
         side.fail(f"{ROWS[key]}: {len(RAN.findall(log))} sections ran (expected 1)")
     if key == "prose_pdf":

@@ -33,6 +33,25 @@ def prose_edit(target: Path, n: int) -> None:
     path.write_text(text, "utf-8")
 
 
+RARE = "龘齉爨麤鱻靐飝馫驫鸞灪纞籲饢鑾龖齾黷"  # ideographs a lesson hardly ever shows
+NEW = "新的字：{}。"
+
+
+def new_character_edit(target: Path) -> str:
+    """A paragraph at the end of the last source file with two characters the deck has never
+    shown (the first two of RARE its sources do not hold), as a prose edit in Chinese often
+    brings: their font subsets are made anew. Returns the two characters."""
+    path = sources(target)[-1]
+    shown = "".join(p.read_text("utf-8") for p in sources(target))
+    fresh = [c for c in RARE if c not in shown]
+    if len(fresh) < 2:
+        raise ValueError(f"{target}: every character of RARE is shown already")
+    chars = "".join(fresh[:2])
+    text = path.read_text("utf-8").rstrip("\n") + "\n\n" + NEW.format(chars) + "\n"
+    path.write_text(text, "utf-8")
+    return chars
+
+
 def cells(lines: list[str]) -> list[tuple[int, dict[str, str]]]:
     """(index of the first line after a cell's options, its options) for every Python cell."""
     found = []
