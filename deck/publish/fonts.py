@@ -267,6 +267,7 @@ class _Subsets:
         self.store, self.face, self.path, self.number = store, face, path, number
         self.made = 0
         self._cmap: CodePoints | None = None
+        self._files: dict[str, Path] = {}
 
     def covered(self, characters: str) -> str:
         """Those of `characters` the face has a glyph for."""
@@ -275,7 +276,11 @@ class _Subsets:
         return "".join(c for c in characters if ord(c) in self._cmap)
 
     def _file(self, characters: str) -> Path:
-        return self.store / f"{cache_key(self.path, self.number, self.face, characters)}.woff2"
+        found = self._files.get(characters)
+        if found is None:
+            key = cache_key(self.path, self.number, self.face, characters)
+            found = self._files[characters] = self.store / f"{key}.woff2"
+        return found
 
     def cached(self, characters: str) -> bool:
         return self._file(characters).is_file()
@@ -289,6 +294,19 @@ class _Subsets:
         except OSError:
             pass
         return self.put(characters, _subset(self.path, self.number, characters))
+
+    def place(self, characters: str, target: Path) -> None:
+        """Puts the subset for `characters` at `target`: a hard link to the cached file (a
+        subset is written to the cache whole, under a new inode, and never changed), else a
+        copy."""
+        cached = self._file(characters)
+        try:
+            os.link(cached, target)
+            os.utime(cached)  # (recently used)
+            return
+        except OSError:
+            pass
+        target.write_bytes(self.get(characters))
 
     def put(self, characters: str, data: bytes) -> bytes:
         """Keeps a subset made for `characters`."""
@@ -347,12 +365,16 @@ def parts(characters: str, count: int = PARTS["slides"]) -> list[tuple[int | Non
     cut: list[list[str]] = [[] for _ in range(count)]
     for c in characters:
         point = ord(c)
-        if any(a <= point <= b for a, b in IDEOGRAPHS):
+        if 0x4E00 <= point <= 0x9FFF or (point >= 0x3400 and _ideograph(point)):
             cut[point % count].append(c)
         else:
             rest.append(c)
     found: list[tuple[int | None, str]] = [(None, "".join(rest))] if rest else []
     return found + [(k, "".join(chars)) for k, chars in enumerate(cut) if chars]
+
+
+def _ideograph(point: int) -> bool:
+    return any(a <= point <= b for a, b in IDEOGRAPHS)
 
 
 def part_file(face: Face, k: int | None) -> str:
@@ -393,7 +415,7 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
     for face, subsets, covered in chosen:
         for k, chars in covered["slides"] or [(None, "")]:
             name = part_file(face, k)
-            (target / name).write_bytes(subsets.get(chars))
+            subsets.place(chars, target / name)
             rules.append(font_face(face, f"{FOLDER}/{name}", "" if k is None else chars))
         written.append(face.file)
         for tier in TIERS[1:]:
