@@ -23,6 +23,7 @@ import html
 import json
 import os
 import re
+import shutil
 import time
 import unicodedata
 from dataclasses import dataclass
@@ -296,12 +297,12 @@ class _Subsets:
         return self.put(characters, _subset(self.path, self.number, characters))
 
     def place(self, characters: str, target: Path) -> None:
-        """Puts the subset for `characters` at `target`: a hard link to the cached file (a
-        subset is written to the cache whole, under a new inode, and never changed), else a
-        copy."""
+        """Copies the subset for `characters` to `target` (made when the cache has not got
+        it). A copy, not a link: a tool run over the published deck must not change the
+        cache's file."""
         cached = self._file(characters)
         try:
-            os.link(cached, target)
+            shutil.copyfile(cached, target)
             os.utime(cached)  # (recently used)
             return
         except OSError:
@@ -321,9 +322,8 @@ class _Subsets:
 def make_missing(needed: list[tuple[_Subsets, str]]) -> None:
     """Makes the subsets of `needed` (a face's subsets, the characters) that the cache has not,
     on two cores: a forked child makes about half of them, by their characters, while this
-    process makes the rest (`deck.publish.ahead`). A
-    first build's subsets, or a new character's, come after every section has run, when the
-    cores are free."""
+    process makes the rest (`deck.publish.ahead`). A first build's subsets, or a new
+    character's, come after every section has run, when the cores are free."""
     missing = [(subsets, chars) for subsets, chars in needed if not subsets.cached(chars)]
     if len(missing) < 2:
         return
