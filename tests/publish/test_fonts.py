@@ -329,6 +329,50 @@ def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypa
     assert ord("龘") in cmap(cjk)
 
 
+SHAPED = (
+    "AVATAR Wave, Type: fi fl ffi -> => != ≤ ≥ “quoted” Attention(Q,K,V) = softmax(QKᵀ/√d)V "
+    "注意力机制把查询与键比较，得到权重（softmax）；再加权求和。「这」、《那》……"
+)
+
+
+def shaped(face, text: str) -> list[tuple[int, int, int, int]]:  # noqa: ANN001
+    """(cluster, advance, x offset, y offset) of each glyph HarfBuzz shapes `text` into, in
+    the lesson's language, as Chromium shapes a `lang="zh-CN"` page (the subsets leave out
+    `locl`, which for another language would pick the Japanese and Korean forms)."""
+    import uharfbuzz as hb
+
+    buffer = hb.Buffer()
+    buffer.add_str(text)
+    buffer.guess_segment_properties()
+    buffer.language = "zh-cn"
+    hb.shape(hb.Font(face), buffer, {})
+    glyphs = zip(buffer.glyph_infos, buffer.glyph_positions, strict=True)
+    return [(i.cluster, p.x_advance, p.x_offset, p.y_offset) for i, p in glyphs]
+
+
+@pytest.mark.parametrize("index", [0, 1, 2, 6])  # CJK regular and bold, the mono, the sans
+def test_a_subset_shapes_text_as_the_installed_font_does(index: int):
+    """Kerning, ligatures and CJK punctuation: the glyphs' advances and offsets are the
+    installed face's, shaped by HarfBuzz from the font file itself."""
+    import uharfbuzz as hb
+    from fontTools.ttLib import TTFont
+
+    from deck.publish import fonts
+    from deck.publish.subset import subset_face
+
+    face = fonts.FACES[index]
+    path, number = fonts.locate(face)
+    installed = hb.Face(hb.Blob.from_file_path(str(path)), number)
+    covered = set(installed.unicodes)
+    text = "".join(c for c in SHAPED if ord(c) in covered)
+    assert len(text) > 40
+    font = TTFont(io.BytesIO(subset_face(path, number, text)))
+    font.flavor = None
+    sfnt = io.BytesIO()
+    font.save(sfnt)
+    assert shaped(hb.Face(sfnt.getvalue()), text) == shaped(installed, text)
+
+
 def test_a_faces_characters_come_in_parts_by_their_code_points():
     from deck.publish import fonts
 
