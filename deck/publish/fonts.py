@@ -18,6 +18,7 @@ character makes no subset. Where each face's file is, and what a font file holds
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import html
 import json
@@ -35,45 +36,20 @@ from deck.publish.fontfind import Face as Face
 from deck.publish.fontfind import find as find
 from deck.publish.fontfind import locate as locate
 from deck.publish.fontfind import located_face as located_face
+from deck.publish.subset import VERSION as VERSION
+from deck.publish.subset import cache_key, outlines_file
 from deck.render.themefonts import WEIGHTS
-from deck.store.files import identity, write_atomic
+from deck.store.files import write_atomic
 
 FOLDER = "fonts"  # under assets/, and under the build cache
 STYLESHEET = "fonts.css"  # under assets/ (from deck/static/), linked by deck.html.j2
-VERSION = "4"  # of what a subset holds (deck.publish.subset): a change makes every subset anew
-KEEP_CACHED = 1024  # subsets kept in the cache, the least recently used dropped first
-# the parts of a face's CJK ideographs, each a subset of its own (see parts()), by tier: the
-# handout's and the notes' hold fewer characters (and are inlined: a part costs a kilobyte)
-PARTS = {"slides": 16, "student": 4, "lecturer": 4}
-IDEOGRAPHS = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
+KEEP_CACHED = 64  # subsets kept in the cache, the least recently used dropped first
 # The character sets, one subset of each face apiece: the slides' (assets/fonts/, linked from
 # assets/fonts.css) and what the handout and the notes add (inlined in the page, see tiers()).
 TIERS = ("slides", "student", "lecturer")
 
 
 RULES = "\n/* The faces of this deck, subset for its slides by deck.publish.fonts. */\n"
-FACE_RULE = re.compile(
-    r'@font-face \{ font-family: "([^"]*)"; font-weight: (\d+); font-style: (\w+);'
-)
-CODE = ("fonts.py", "subset.py")  # (this module's folder): what makes the subsets
-
-
-def layout_part(stylesheet: str) -> str:
-    """What of `assets/fonts.css` the layout depends on, the subsets' bytes left out: the
-    stylesheet's own rules, which faces the deck ships, and what made their subsets (this
-    module, deck.publish.subset and its libraries). A subset's glyphs are the font file's for
-    the characters it holds, so a slide's text lays out the same whatever other characters
-    the subsets hold: a prose edit that brings a new character changes the subsets' bytes,
-    not the other slides. (The font files themselves are the printer key's,
-    deck.publish.printer; the subsets the handout and notes add are inlined in the page the
-    build stages, not in the page the slides show.)"""
-    from deck.publish.subset import version
-
-    own, _, ours = stylesheet.partition(RULES)
-    folder = Path(__file__).parent
-    made = [VERSION, version()]
-    made += [hashlib.sha256((folder / f).read_bytes()).hexdigest() for f in CODE]
-    return json.dumps([own, sorted(set(FACE_RULE.findall(ours))), made])
 
 
 DECK_OPTIONS = re.compile(r"window\.deckOptions = (\{.*?\});</script>")
@@ -211,15 +187,6 @@ def tiers(folder: Path, views: dict[str, str]) -> dict[str, str]:
     return {tier: "".join(sorted(chars)) for tier, chars in zip(TIERS, sets, strict=True)}
 
 
-def cache_key(path: Path, number: int, face: Face, characters: str) -> str:
-    """The subset's cache key: the font file's identity, the face, the characters."""
-    from deck.publish.subset import version
-
-    st = path.stat()
-    what = [VERSION, version(), str(path), *identity(st), number, face.file, characters]
-    return hashlib.sha256(json.dumps(what).encode()).hexdigest()
-
-
 @dataclass(frozen=True)
 class Staged:
     """What `stage_fonts` did: faces written, how many were subset now (not cached), the
@@ -232,10 +199,10 @@ class Staged:
     missing: tuple[str, ...]
 
 
-def _subset(path: Path, number: int, characters: str) -> bytes:
+def _subset(path: Path, number: int, characters: str, outlines: Path | None = None) -> bytes:
     from deck.publish.subset import subset_face
 
-    return subset_face(path, number, characters)
+    return subset_face(path, number, characters, outlines)
 
 
 def font_face(face: Face, src: str, characters: str = "") -> str:
@@ -279,7 +246,7 @@ class _Subsets:
     def _file(self, characters: str) -> Path:
         found = self._files.get(characters)
         if found is None:
-            key = cache_key(self.path, self.number, self.face, characters)
+            key = cache_key(self.path, self.number, self.face.file, characters)
             found = self._files[characters] = self.store / f"{key}.woff2"
         return found
 
@@ -294,7 +261,14 @@ class _Subsets:
             return data
         except OSError:
             pass
-        return self.put(characters, _subset(self.path, self.number, characters))
+        made = _subset(self.path, self.number, characters, self.outlines())
+        return self.put(characters, made)
+
+    def outlines(self) -> Path | None:
+        try:
+            return outlines_file(self.store, self.path, self.number)
+        except OSError:
+            return None
 
     def place(self, characters: str, target: Path) -> None:
         """Copies the subset for `characters` to `target` (made when the cache has not got
@@ -335,7 +309,9 @@ def make_missing(needed: list[tuple[_Subsets, str]]) -> None:
         side = 0 if load[0] <= load[1] else 1
         groups[side].append((subsets, chars))
         load[side] += len(chars) + 20  # (a subset's time: about its glyphs, and a start)
-    beside = Ahead(lambda: [_subset(s.path, s.number, chars) for s, chars in groups[1]])
+    beside = Ahead(
+        lambda: [_subset(s.path, s.number, chars, s.outlines()) for s, chars in groups[1]]
+    )
     try:
         for subsets, chars in groups[0]:
             subsets.get(chars)
@@ -354,41 +330,13 @@ def subset_store(cache: Path) -> Path:
     return Path(shared) if shared else cache / FOLDER
 
 
-def parts(characters: str, count: int = PARTS["slides"]) -> list[tuple[int | None, str]]:
-    """A face's characters as its subsets hold them: (None, all but the CJK ideographs), then
-    the ideographs in `count` parts by their code points (`k`: those ≡ k mod `count`), each
-    part that has one. A character the deck did not show before remakes one part's subset, a
-    sixteenth of the ideographs (0.04 s, where the whole face takes 1.5 s: the outlines made
-    TrueType and WOFF2's compression take a time in proportion to the glyphs). Ideographs
-    neither kern nor join with one another, so text lays out as with one subset."""
-    rest: list[str] = []
-    cut: list[list[str]] = [[] for _ in range(count)]
-    for c in characters:
-        point = ord(c)
-        if 0x4E00 <= point <= 0x9FFF or (point >= 0x3400 and _ideograph(point)):
-            cut[point % count].append(c)
-        else:
-            rest.append(c)
-    found: list[tuple[int | None, str]] = [(None, "".join(rest))] if rest else []
-    return found + [(k, "".join(chars)) for k, chars in enumerate(cut) if chars]
-
-
-def _ideograph(point: int) -> bool:
-    return any(a <= point <= b for a, b in IDEOGRAPHS)
-
-
-def part_file(face: Face, k: int | None) -> str:
-    """The file of part `k` of a face's subset (its own name for the part without ideographs)."""
-    return face.file if k is None else f"{face.file.removesuffix('.woff2')}-part{k:02d}.woff2"
-
-
 def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) -> Staged:
     """Write the subsets into the staged deck `folder` (its page, scripts and stylesheets
     already there), taking them from `cache` when it has them: the slides' into
     `assets/fonts/` with their rules appended to `assets/fonts.css`, what the handout and notes
-    add as `data:` URLs in a `<style>` at the end of the page's head. Each is made of parts
-    (`parts`): the one without ideographs first, with no `unicode-range` (the face for any
-    character), then one for each part of the ideographs, for those alone."""
+    add as `data:` URLs in a `<style>` at the end of the page's head. (One subset a face and
+    tier: PDF viewers read a change of font in a word as a space, so the ideographs are not
+    cut into parts, which would make a new character's subset quicker.)"""
     t0 = time.perf_counter()
     sets = tiers(folder, views or {})
     store = subset_store(cache)
@@ -400,7 +348,7 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
     page = (folder / "index.html").read_text("utf-8")
     faces = (*FACES, *theme_faces(page))
     located = find_all(faces, store)
-    chosen: list[tuple[Face, _Subsets, dict[str, list[tuple[int | None, str]]]]] = []
+    chosen: list[tuple[Face, _Subsets, dict[str, str]]] = []  # (each tier's characters)
     for face in faces:
         found = located[face]
         if found is None:
@@ -408,21 +356,19 @@ def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) 
             continue
         subsets = _Subsets(store, face, *found)
         # (keyed by the characters it has: a new character it lacks makes no subset of it)
-        covered = {t: parts(subsets.covered(sets[t]), PARTS[t]) if sets[t] else [] for t in TIERS}
+        covered = {tier: subsets.covered(sets[tier]) if sets[tier] else "" for tier in TIERS}
         chosen.append((face, subsets, covered))
-    needed = [(subsets, chars) for _, subsets, c in chosen for t in TIERS for _, chars in c[t]]
+    needed = [(subsets, c[t]) for _, subsets, c in chosen for t in TIERS if t == "slides" or c[t]]
     make_missing(needed)
     for face, subsets, covered in chosen:
-        for k, chars in covered["slides"] or [(None, "")]:
-            name = part_file(face, k)
-            subsets.place(chars, target / name)
-            rules.append(font_face(face, f"{FOLDER}/{name}", "" if k is None else chars))
+        subsets.place(covered["slides"], target / face.file)
+        rules.append(font_face(face, f"{FOLDER}/{face.file}"))
         written.append(face.file)
         for tier in TIERS[1:]:
-            for _, extra in covered[tier]:
+            extra = covered[tier]
+            if extra:
                 data = base64.b64encode(subsets.get(extra)).decode("ascii")
                 inline.append(font_face(face, f"data:font/woff2;base64,{data}", extra))
-            if covered[tier]:
                 written.append(f"{face.file} ({tier})")
         made += subsets.made
     with open(folder / "assets" / STYLESHEET, "a", encoding="utf-8") as css:  # (copied)
@@ -446,10 +392,9 @@ def _inline(page: Path, rules: str) -> None:
 
 
 def _prune(store: Path) -> None:
-    """Keep the KEEP_CACHED most recently used subsets."""
-    try:
-        entries = sorted(store.glob("*.woff2"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-        for old in entries[KEEP_CACHED:]:
-            old.unlink(missing_ok=True)
-    except OSError:
-        pass
+    """Keep the KEEP_CACHED most recently used subsets, and the outlines of 16 faces."""
+    for pattern, keep in (("*.woff2", KEEP_CACHED), ("*.outlines", 16)):
+        with contextlib.suppress(OSError):
+            entries = sorted(store.glob(pattern), key=lambda p: p.stat().st_mtime_ns)
+            for old in entries[: max(0, len(entries) - keep)]:
+                old.unlink(missing_ok=True)

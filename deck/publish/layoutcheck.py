@@ -5,7 +5,7 @@ warnings, at the same `file.md:line`), and keeps its answer while the page is un
 What the layout depends on is its key: the page as the slides show it (its HTML), every file
 the page loads (assets: CSS, scripts; figures, media), the check itself, and Chromium's
 version with the installed fonts. Of the deck's font subsets, what made them counts, not their
-bytes (`deck.publish.fonts.layout_part`): a new character changes them, not the other
+bytes (`fonts_part`): a new character changes them, not the other
 slides. An unchanged key keeps the answer (a hidden file beside the deck, whose warnings the
 build repeats) and starts no browser. `--serve` leaves the check to
 the page it shows (static/live.js asks the preview server for it), so an edit never waits on a
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -71,7 +72,7 @@ def _surroundings_key(built: Built) -> str:
     h.update((ENGINE / "publish" / "layoutcheck.py").read_bytes())
     h.update((ENGINE / "publish" / "overflow.py").read_bytes())  # what it measures
     h.update(printer_key(built.options.cache).encode())  # Chromium's version, the fonts
-    subsets = ("assets", fonts.FOLDER)  # (their bytes: fonts.layout_part says what counts)
+    subsets = ("assets", fonts.FOLDER)  # (their bytes: fonts_part says what counts)
     stylesheet = f"assets/{fonts.STYLESHEET}"
     css = ""
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
@@ -82,12 +83,36 @@ def _surroundings_key(built: Built) -> str:
             css = path.read_text("utf-8")
         elif len(rel.parts) > 1:  # assets/ (CSS, scripts), figures/, media
             h.update(rel.as_posix().encode() + b"\0" + path.read_bytes())
-    h.update(b"\0fonts\0" + fonts.layout_part(css).encode())
+    h.update(b"\0fonts\0" + fonts_part(css).encode())
     page = built.deck.views["slides"]
     first, last = page.find("<section"), page.rfind("</section>")
     h.update(b"\0page\0" + (page[:first] + page[last:] if 0 <= first < last else page).encode())
     h.update(json.dumps([len(built.deck.slides), slide_size(built)]).encode())
     return h.hexdigest()
+
+
+FACE_RULE = re.compile(
+    r'@font-face \{ font-family: "([^"]*)"; font-weight: (\d+); font-style: (\w+);'
+)
+FONTS_CODE = ("fonts.py", "subset.py")  # (beside this module): what makes the subsets
+
+
+def fonts_part(stylesheet: str) -> str:
+    """What of `assets/fonts.css` the layout depends on, the subsets' bytes left out: the
+    stylesheet's own rules, which faces the deck ships, and what made their subsets
+    (deck.publish.fonts, deck.publish.subset and its libraries). A subset's glyphs are the
+    font file's for the characters it holds, so a slide's text lays out the same whatever
+    other characters the subsets hold: a prose edit that brings a new character changes the
+    subsets' bytes, not the other slides. (The font files themselves are the printer key's,
+    deck.publish.printer; the subsets the handout and notes add are inlined in the page the
+    build stages, not in the page the slides show.)"""
+    from deck.publish.subset import version
+
+    own, _, ours = stylesheet.partition(fonts.RULES)
+    folder = Path(__file__).parent
+    made = [fonts.VERSION, version()]
+    made += [hashlib.sha256((folder / f).read_bytes()).hexdigest() for f in FONTS_CODE]
+    return json.dumps([own, sorted(set(FACE_RULE.findall(ours))), made])
 
 
 def slide_keys(built: Built) -> list[str]:

@@ -221,8 +221,7 @@
       .forEach(function (key) {
         if (files[key] === info.files[key]) return;
         if (key.indexOf("figures/") === 0) figures.push(key);
-        // (fonts.css holds each subset part's unicode-range: a new character changes it)
-        else if (key.indexOf("assets/fonts/") === 0 || key === "assets/fonts.css") fonts = true;
+        else if (key.indexOf("assets/fonts/") === 0) fonts = true;
         else other = true;
       });
     if (other) return reload();

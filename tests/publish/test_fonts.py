@@ -30,26 +30,22 @@ def own_font_store(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DECK_FONT_CACHE", raising=False)
 
 
-def shipped_faces(deck: Path) -> dict[tuple[str, int, str], list[Path]]:
-    """(family, weight, style) → the files of its `@font-face` rules in the deck's fonts.css
-    (a face's subset comes in parts: deck.publish.fonts.parts)."""
+def shipped_faces(deck: Path) -> dict[tuple[str, int, str], Path]:
+    """(family, weight, style) → file of each `@font-face` in the deck's fonts.css."""
     css = (deck / "assets" / "fonts.css").read_text("utf-8")
-    faces: dict[tuple[str, int, str], list[Path]] = {}
+    faces = {}
     for rule in re.findall(r"@font-face\s*\{([^}]*)\}", css):
         family = re.search(r'font-family:\s*"([^"]+)"', rule).group(1)
         weight = int(re.search(r"font-weight:\s*(\d+)", rule).group(1))
         style = re.search(r"font-style:\s*(\w+)", rule).group(1)
         url = re.search(r'url\("([^"]+)"\)', rule).group(1)
-        faces.setdefault((family, weight, style), []).append(deck / "assets" / url)
+        faces[family, weight, style] = deck / "assets" / url
     return faces
 
 
-def cmap(path: Path | bytes | list[Path]) -> set[int]:
-    """The code points of a font (of all the parts, for a list)."""
+def cmap(path: Path | bytes) -> set[int]:
     from fontTools.ttLib import TTFont
 
-    if isinstance(path, list):
-        return set().union(*map(cmap, path))
     font = TTFont(io.BytesIO(path) if isinstance(path, bytes) else path)
     return set(font["cmap"].getBestCmap())
 
@@ -188,13 +184,13 @@ def test_subsets_have_truetype_outlines_matching_the_installed_font(mini: Built)
 
     from deck.publish.fonts import Face, locate
 
-    parts = [TTFont(part) for part in shipped_faces(mini.out)[CJK, 400, "normal"]]
-    assert len(parts) > 4 and all("glyf" in p and "CFF " not in p for p in parts)
+    faces = shipped_faces(mini.out)
+    subset = TTFont(faces[CJK, 400, "normal"])
+    assert "glyf" in subset and "CFF " not in subset
     path, number = locate(Face(CJK, 400))
     original = TTFont(path, fontNumber=number, lazy=True)
     assert "CFF " in original
-    for char in "平方结果，":
-        (subset,) = [p for p in parts if ord(char) in p.getBestCmap()]  # (in one part alone)
+    for char in "平方结果":
         ours, theirs = subset.getBestCmap()[ord(char)], original.getBestCmap()[ord(char)]
         assert subset["hmtx"][ours][0] == original["hmtx"][theirs][0]
         boxes = []
@@ -290,12 +286,9 @@ def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypa
     calls: list[str] = []
     real = fonts._subset
 
-    made: list[str] = []
-
-    def counting(path: Path, number: int, characters: str) -> bytes:
+    def counting(path: Path, number: int, characters: str, outlines: Path | None) -> bytes:
         calls.append(path.name)
-        made.append(characters)
-        return real(path, number, characters)
+        return real(path, number, characters, outlines)
 
     monkeypatch.setattr(fonts, "_subset", counting)
     lesson = copy_fixture("mini", tmp_path)
@@ -315,16 +308,12 @@ def test_a_prose_edit_without_a_new_character_subsets_nothing(tmp_path, monkeypa
     } == first
 
     calls.clear()  # a character the deck did not show before
-    made.clear()
     assert "龘" not in fonts.deck_characters(tmp_path / "dist" / "mini")
     edit(lesson / "01-basics.md", "结果计算直接", "龘结果计算直接")
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
-    # the slides' subsets of the faces that have it (the notes add no new one), of the part
-    # that holds it alone; the others are kept by the characters they have
+    # the slides' subsets of the faces that have it (the notes add no new one); the others
+    # are kept by the characters they have
     assert sorted(calls) == ["NotoSansCJK-Bold.ttc", "NotoSansCJK-Regular.ttc"]
-    assert len(made) == 2 and all("龘" in chars for chars in made)
-    ideographs = [c for c in made[0] if 0x4E00 <= ord(c) <= 0x9FFF]
-    assert {ord(c) % fonts.PARTS["slides"] for c in ideographs} == {ord("龘") % 16}
     cjk = shipped_faces(tmp_path / "dist" / "mini")[CJK, 400, "normal"]
     assert ord("龘") in cmap(cjk)
 
@@ -373,20 +362,33 @@ def test_a_subset_shapes_text_as_the_installed_font_does(index: int):
     assert shaped(hb.Face(sfnt.getvalue()), text) == shaped(installed, text)
 
 
-def test_a_faces_characters_come_in_parts_by_their_code_points():
-    from deck.publish import fonts
+def test_a_new_characters_subset_converts_its_own_glyphs_alone(tmp_path, monkeypatch):
+    """The glyphs a CJK face's subsets made TrueType are kept: the next subset converts only
+    the new character's, and its bytes are those of a subset made from nothing."""
+    import fontTools.pens.cu2quPen
 
-    text = "Aa，。“注意力机制把查询与键比较龘𠀀豈"
-    found = fonts.parts(text, 4)
-    assert found[0] == (None, "Aa，。“")  # all but the ideographs: one part, first
-    assert "".join(sorted(c for _, chars in found for c in chars)) == "".join(sorted(text))
-    for k, chars in found[1:]:
-        assert chars and {ord(c) % 4 for c in chars} == {k}
-    assert fonts.parts(text, 4) == found  # (the same characters, the same parts)
-    # a new ideograph changes its part alone
-    more = dict(fonts.parts(text + "鼹", 4))
-    assert [k for k, chars in more.items() if dict(found).get(k) != chars] == [ord("鼹") % 4]
-    assert fonts.part_file(fonts.FACES[0], 3) == "noto-sans-cjk-sc-400-part03.woff2"
+    from deck.publish import fonts
+    from deck.publish.subset import subset_face
+
+    drawn: list[int] = []
+
+    class Counting(fontTools.pens.cu2quPen.Cu2QuPen):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            drawn.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(fontTools.pens.cu2quPen, "Cu2QuPen", Counting)
+    path, number = fonts.locate(fonts.FACES[0])
+    outlines = tmp_path / "cjk.outlines"
+    text = "注意力机制把查询与键比较"
+    first = subset_face(path, number, text, outlines)
+    assert len(drawn) > len(text) and outlines.is_file()  # (.notdef, spaces: a few more)
+    drawn.clear()
+    again = subset_face(path, number, text + "龘", outlines)
+    assert len(drawn) == 1  # 龘 alone
+    drawn.clear()
+    assert again == subset_face(path, number, text + "龘")  # (from nothing: every glyph)
+    assert len(drawn) > len(text) and first == subset_face(path, number, text)
 
 
 def test_missing_subsets_are_made_on_two_cores_as_on_one(tmp_path, monkeypatch):
@@ -397,9 +399,9 @@ def test_missing_subsets_are_made_on_two_cores_as_on_one(tmp_path, monkeypatch):
     calls: list[str] = []
     real = fonts._subset
 
-    def counting(path: Path, number: int, characters: str) -> bytes:
+    def counting(path: Path, number: int, characters: str, outlines: Path | None) -> bytes:
         calls.append(path.name)  # (the child's calls are counted in its own memory)
-        return real(path, number, characters)
+        return real(path, number, characters, outlines)
 
     monkeypatch.setattr(fonts, "_subset", counting)
     faces = [face for face in fonts.FACES if face.family.startswith("DejaVu")]
@@ -478,10 +480,6 @@ def test_a_notes_edit_with_a_new_character_changes_only_the_notes_subsets(tmp_pa
     edit(lesson / "01-basics.md", "开场：介绍本节。", "开场：介绍本节。鼹鼠。")
     assert run_cli(tmp_path, "mini", "--no-pdf").returncode == 0
     assert {p: p.read_bytes() for p in sorted(assets.rglob("*")) if p.is_file()} == before
-    # the CJK regular and bold: the part of each new character (鼹 and 鼠 are in two parts)
-    assert len(calls) == 4 and all(("鼹" in chars) != ("鼠" in chars) for chars in calls)
-    for weight in (400, 700):
-        added = [
-            f for family, w, _, f in inlined_faces(assets.parent) if (family, w) == (CJK, weight)
-        ]
-        assert {ord("鼹"), ord("鼠")} <= set().union(*map(cmap, added))
+    assert len(calls) == 2 and all("鼹" in chars for chars in calls)  # the CJK regular, bold
+    added = [font for family, _, _, font in inlined_faces(assets.parent) if family == CJK]
+    assert len(added) == 2 and all({ord("鼹"), ord("鼠")} <= cmap(font) for font in added)
