@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deck import jobs
+from deck import jobs as calls  # (`deck.jobs`: the name `jobs` is the sections to run here)
 from deck.errors import Diagnostic
 from deck.execute import supervise
 from deck.execute.hints import other_section_hint
@@ -334,7 +334,7 @@ class SpareCores:
     def __init__(self, workers: int, sections: int):
         self.fds = os.pipe()
         os.set_blocking(self.fds[0], False)
-        self.cores = jobs.cores()
+        self.cores = calls.cores()
         self.unstarted = sections
         self.running = 0
         self.lock = threading.Lock()
