@@ -185,7 +185,10 @@ def subset_face(path: Path, number: int, characters: str, outlines: Path | None 
         raise ValueError(f"{path}: HarfBuzz could not subset face {number}")
     font = TTFont(io.BytesIO(made.blob.data), recalcTimestamp=False)
     if "glyf" not in font:
-        with converted_outlines(outlines) as converted:
+        # (kept glyphs only by CID: a CID-keyed font's glyph names are its own identities,
+        # where another CFF font's may be numbers of the subset's own)
+        cid_keyed = "CFF " in font and hasattr(font["CFF "].cff.topDictIndex[0], "ROS")
+        with converted_outlines(outlines if cid_keyed else None) as converted:
             cff_to_glyf(font, converted)
     if "post" in font:
         font["post"].formatType = 3.0  # no glyph names
