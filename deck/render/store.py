@@ -199,7 +199,11 @@ class RenderStore:
         """What the section's render depends on (`macros`: the deck's TeX macros' digest)."""
         h = hashlib.sha256((self.engine + macros).encode())
         h.update(repr(section).encode())  # every text, option and line the slides show
-        h.update(json.dumps(result.to_json(), sort_keys=True, ensure_ascii=False).encode())
+        # what the section computed, without what it read (its dependencies say when the result
+        # holds, which the cache's lookup checked; no slide shows them, and they are most of a
+        # result's JSON: 1,300 files of torch's in each section that imports it)
+        shown = replace(result, deps=()).to_json()
+        h.update(json.dumps(shown, sort_keys=True, ensure_ascii=False).encode())
         return h.hexdigest()
 
     def load(self, section: Section, key: str) -> SectionRender | None:

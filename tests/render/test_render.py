@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 from catalogue import assert_failed_cleanly, write_lesson
 from deck.errors import DeckError
-from deck.model import CellResult, Figure, Lesson, SectionResult
+from deck.model import CellResult, Dependency, Figure, Lesson, SectionResult
 from deck.render.deck import render_lesson
 from deck.source.folder import load_lesson
 from fixture_build import Built, copy_fixture, run_cli
@@ -267,6 +268,23 @@ def test_a_changed_result_or_slide_number_shift_renders_correctly(tmp_path: Path
     assert [s.number for s in deck.slides] == [1, 2, 3, 4]
     assert deck.values["quizzes"][0]["slide"] == 4
     assert deck.html == render_lesson(lesson, changed).html
+
+
+def test_a_result_whose_recorded_inputs_alone_changed_is_not_rendered_again(tmp_path: Path):
+    """What a section read (its dependencies) says when its result holds, not what its slides
+    show: a result that read other files but computed the same keeps its rendered slides, and
+    one that computed another value is rendered again."""
+    cache = tmp_path / "cache"
+    lesson = load(tmp_path, THREE_SECTIONS)
+    results = stand_in_results(lesson)
+    first = render_lesson(lesson, results, cache)
+    read = Dependency("file", "data.csv", "data.csv", "ab" * 32, 10, 1)
+    other = {**results, "01-a": replace(results["01-a"], deps=(read,))}
+    again = render_lesson(lesson, other, cache)
+    assert again.rendered == ()
+    assert again.html == first.html
+    computed = {**other, "01-a": replace(other["01-a"], inline={"x": "43"})}
+    assert render_lesson(lesson, computed, cache).rendered == ("01-a",)
 
 
 @pytest.mark.parametrize(
