@@ -12,7 +12,10 @@ it read, the distributions and files behind the modules it imported and the engi
 worker used. No list of libraries or engine files is kept by hand.
 
 Each entry carries a checksum of its JSON and of its figure files: a damaged entry is reported
-and recomputed, never trusted and never fatal.
+and recomputed, never trusted and never fatal. Checking the checksum means writing the entry's
+JSON again (2 MB for the main lesson, most of a prose edit's lookups); the SHA-256 of each entry
+file's bytes, as written or as last found whole, is kept beside them (`VERIFIED`), and a file
+with those very bytes is whole without it.
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ from deck.store.files import digest, write_atomic
 from deck.store.inputs import DAMAGED, check
 
 SCHEMA = 3
+# section name -> the SHA-256 of its entry file's bytes when they were written or found whole
+# (no `.json`: the no-change check reads every `*.json` here as an entry)
+VERIFIED = ".verified"
 # options that change what running a cell produces
 KEYED_OPTIONS = ("label", "timeout", "error", "fig-width", "fig-height", "inputs")
 
@@ -132,6 +138,7 @@ class Store:
         # results `lookup` found holding while no section has run since: `still_holds` need
         # not look at their inputs again (nothing ran that could have written one)
         self._held: set[int] = set()
+        self._whole: dict[str, str] | None = None  # (`VERIFIED`, read when first needed)
 
     def figure_dir(self, key: str) -> Path:
         return self.dir / "figures" / key
@@ -159,8 +166,11 @@ class Store:
         if data.get("schema") != SCHEMA:
             return None, "cache format changed"
         entry = data["entry"]
-        if _checksum(entry) != data.get("checksum"):
-            return None, f"{DAMAGED}: checksum mismatch"
+        as_read = hashlib.sha256(raw).hexdigest()
+        if self._verified().get(section.name) != as_read:
+            if _checksum(entry) != data.get("checksum"):
+                return None, f"{DAMAGED}: checksum mismatch"
+            self._remember(section.name, as_read)
         try:
             result = SectionResult.from_json(entry["result"], str(self.figure_dir(key)))
             figures = [Dependency.from_json(d) for d in entry["figures"]]
@@ -248,8 +258,29 @@ class Store:
             "kernels": _selectors(),  # says why a key changed when only these did
         }
         data = {"schema": SCHEMA, "checksum": _checksum(entry), "entry": entry}
-        text = json.dumps(data, ensure_ascii=False, indent=1)
-        write_atomic(self.dir / f"{section.name}.json", text.encode("utf-8", "surrogatepass"))
+        raw = json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8", "surrogatepass")
+        write_atomic(self.dir / f"{section.name}.json", raw)
+        self._remember(section.name, hashlib.sha256(raw).hexdigest())
+
+    def _verified(self) -> dict[str, str]:
+        """The entries whose bytes are known whole (`VERIFIED`): {} when it cannot be read."""
+        if self._whole is None:
+            try:
+                known = json.loads((self.dir / VERIFIED).read_bytes())
+            except (OSError, ValueError):
+                known = None
+            ok = isinstance(known, dict) and all(isinstance(v, str) for v in known.values())
+            self._whole = known if ok else {}
+        return self._whole
+
+    def _remember(self, name: str, whole: str) -> None:
+        known = self._verified()
+        if known.get(name) != whole:
+            known[name] = whole
+            try:
+                write_atomic(self.dir / VERIFIED, json.dumps(known, sort_keys=True).encode())
+            except OSError:
+                pass  # (the next lookup checks the checksum itself)
 
     def prune(self, keep: set[str]) -> None:
         """Drop figure folders no current section result refers to, and staging folders left

@@ -370,6 +370,35 @@ def test_damaged_entry_is_noted_and_recomputed(tmp_path: Path, damage, detail: s
     assert build_report(tmp_path, "cat")["executed"] == []  # and the entry is whole again
 
 
+def test_an_entry_found_whole_is_not_checked_again_until_its_bytes_change(tmp_path, monkeypatch):
+    """The checksum is checked by writing the entry's JSON again; the bytes an entry was
+    written with (or last found whole with) spare that, and other bytes are checked again."""
+    from deck.store import sections
+
+    checked: list[str] = []
+    real = sections._checksum
+    monkeypatch.setattr(sections, "_checksum", lambda entry: checked.append("") or real(entry))
+    section = "## 值\n\n```{python}\nvalue = 41 + 1\n```\n\n值 `{python} value`。\n"
+    folder = write_lesson(tmp_path, {"01-a.md": section})
+    assert build_report(tmp_path, "cat")["executed"] == ["cat/01-a"]
+    entry = tmp_path / ".cache/cat/01-a.json"
+    (folder / "01-a.md").write_text(section + "\n一段话。\n", "utf-8")  # (looked up, not run)
+    checked.clear()
+    assert build_report(tmp_path, "cat")["executed"] == []
+    assert checked == []  # (written by the first build: known whole)
+    (tmp_path / ".cache/cat" / sections.VERIFIED).unlink()
+    (folder / "01-a.md").write_text(section + "\n另一段话。\n", "utf-8")
+    assert build_report(tmp_path, "cat")["executed"] == []
+    assert len(checked) == 1  # (not known: checked, then known again)
+    checked.clear()
+    (folder / "01-a.md").write_text(section + "\n第三段话。\n", "utf-8")
+    assert build_report(tmp_path, "cat")["executed"] == []
+    assert checked == []
+    entry.write_text(entry.read_text("utf-8").replace('"42"', '"43"'), "utf-8")
+    report = build_report(tmp_path, "cat")
+    assert report["reasons"] == {"cat/01-a": "entry damaged: checksum mismatch"}
+
+
 @pytest.mark.slow
 def test_sections_that_ran_are_kept_when_another_fails(tmp_path: Path):
     ok = "## 好\n\n```{python}\nx = 1\n```\n\n`{python} x`\n"
