@@ -45,8 +45,12 @@ if __name__ == "__main__":
 
     code = buildclient.run(sys.argv)  # (a warm service's fork runs it: deck/buildd.py)
     if code is None:
+        # the service for the next build, started now: it is ready when this build ends,
+        # however soon the next one comes (or once the one that did not answer has gone)
+        started = buildclient.start()
         from deck.cli import main
 
         code = main()
-        buildclient.start()  # (for the next build)
+        if not started:
+            buildclient.start()
     sys.exit(code)

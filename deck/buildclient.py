@@ -1,6 +1,6 @@
 """The build's side of the warm build service (deck/buildd.py): `build.py` asks the service to
-run this build (`run`), or runs it itself and then starts the service for the next one
-(`start`).
+run this build (`run`), or starts the service for the next one (`start`) and runs this one
+itself: started first, the service is ready when the build ends, however soon the next comes.
 
 `build.py` imports this module before anything else, on every build: it imports only what
 Python has loaded at start-up and C modules (`_socket` and `_signal`, not `socket` and
@@ -142,29 +142,32 @@ def _wait(sock: _socket.socket) -> int:
     return 1
 
 
-def start() -> None:
-    """Starts the service for the next build (after one that ran itself), unless one listens."""
+def start() -> bool:
+    """Starts the service for the next build (when this one runs itself), unless one has its
+    socket; whether it started one."""
     if not enabled(sys.argv[1:]):
-        return
+        return False
     try:
         path = socket_path()
         if os.path.exists(path):
-            return
+            return False
         folder = os.path.dirname(path)
         os.makedirs(folder, exist_ok=True)
         log = os.open(
             os.path.join(folder, "buildd.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600
         )
     except OSError:
-        return
+        return False
     argv = service_command()
     actions: list[tuple] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
     actions += [(os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)]
+    started = True
     try:  # (the build's own environment)
         os.posix_spawn(sys.executable, argv, dict(os.environ), file_actions=actions, setsid=True)
     except (OSError, NotImplementedError):
-        pass
+        started = False
     os.close(log)
+    return started
 
 
 def service_command() -> list[str]:

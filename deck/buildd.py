@@ -11,11 +11,13 @@ its exit status. Output goes straight to the author's terminal (a terminal stays
 and colours as before), and Ctrl-C, a hang-up or a kill of `build.py` reach the build (a
 signal's number on the socket; the socket closing ends the build as SIGTERM would).
 
-When none answers, the build runs in its own process as always, then starts the service
-(`python -m deck.buildd`, a session of its own) for the next one. The service answers only
-while its key holds: the engine's files (every file of `deck/` and `build.py`, by content),
-the Python running it, its `PYTHON…` variables and the installed packages (each site folder's
-listing): a request finding another key ends it, and that build runs in its own process. It
+When none answers, the build starts the service (`python -m deck.buildd`, a session of its
+own) for the next one and runs in its own process as always (started first, the service is
+ready when the build ends; when an older one still has its socket, after the build). The
+service answers only while its key holds: the engine's files (every file of `deck/` and
+`build.py`, by content), the Python running it, its `PYTHON…` variables and the installed
+packages (each site folder's listing): a request finding another key ends it, and that build
+runs in its own process. It
 ends after `$DECK_BUILDD_IDLE` seconds without a request (300) and when its socket file is
 gone. `$DECK_BUILDD=0` turns it off; `--serve` and a Python started with `-X`, `-W` or `-O`
 never use it (they ask for a process of their own).

@@ -194,6 +194,27 @@ def test_a_service_that_does_not_answer_makes_way_for_a_new_one(tmp_path: Path, 
         path.unlink(missing_ok=True)  # (the new service ends when its socket file is gone)
 
 
+@pytest.mark.slow
+def test_a_build_that_runs_itself_starts_the_service_first(tmp_path: Path) -> None:
+    """The service a build starts (none answered it) is listening when that build ends, so the
+    build right after it, however soon, is the service's: started after the build, it was
+    still importing the engine then, and that next build ran in its own process too."""
+    write_lesson(tmp_path, {"01-a.md": "## 慢\n\n```{python}\nimport time\ntime.sleep(6)\n```\n"})
+    (tmp_path / "s").mkdir()
+    path = tmp_path / "s" / "buildd.sock"
+    env = dict(os.environ, DECK_BUILDD="1", DECK_BUILDD_IDLE="30", DECK_BUILDD_SOCKET=str(path))
+    try:
+        first = build(tmp_path, env, "cat", "--no-pdf")
+        assert first.returncode == 0, first.stderr
+        assert path.exists()  # (listening as the build ended)
+        second = build(tmp_path, env, "cat", "--no-pdf")
+        assert second.returncode == 0 and "up to date" in second.stderr
+        log = (tmp_path / "s" / "buildd.log").read_text()
+        assert "] build " in log and ": cat --no-pdf" in log  # (the service ran the second)
+    finally:
+        path.unlink(missing_ok=True)  # (the service ends when its socket file is gone)
+
+
 def test_the_key_follows_every_engine_file_even_rewritten_with_its_old_size_and_mtime(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
