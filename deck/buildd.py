@@ -17,10 +17,10 @@ ready when the build ends; when an older one still has its socket, after the bui
 service answers only while its key holds: the engine's files (every file of `deck/` and
 `build.py`, by content), the Python running it, its `PYTHON…` variables and the installed
 packages (each site folder's listing): a request finding another key ends it, and that build
-runs in its own process. It
-ends after `$DECK_BUILDD_IDLE` seconds without a request (300) and when its socket file is
-gone. `$DECK_BUILDD=0` turns it off; `--serve` and a Python started with `-X`, `-W` or `-O`
-never use it (they ask for a process of their own).
+runs in its own process. It ends after `$DECK_BUILDD_IDLE` seconds without a request (1,800:
+an author's pause between two edits; it holds about 40 MB) and when its socket file is gone.
+`$DECK_BUILDD=0` turns it off; `--serve` and a Python started with `-X`, `-W` or `-O` never use
+it (they ask for a process of their own).
 
 This module is the service's side; `build.py` imports only the build's side
 (deck/buildclient.py), which is lighter still.
@@ -47,7 +47,7 @@ from deck.localsocket import same_user
 
 ENGINE = Path(buildclient.ENGINE)
 ROOT = Path(buildclient.ROOT)
-IDLE = 300.0  # s without a request before the service ends ($DECK_BUILDD_IDLE)
+IDLE = 1800.0  # s without a request before the service ends ($DECK_BUILDD_IDLE)
 LOOK = 2.0  # s between looks at the socket file while idle
 MAX_LINE = 1 << 22
 # What a build imports besides the CLI, imported once by the service (`warm`)
