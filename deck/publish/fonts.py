@@ -181,8 +181,7 @@ def tiers(folder: Path, views: dict[str, str]) -> dict[str, str]:
     page = (folder / "index.html").read_text("utf-8")
     slides = asset_characters(folder) | _beyond_ascii(views.get("slides", page))  # (all ASCII)
     student = _beyond_ascii(views.get("student", page)) - slides
-    shown = views.get("lecturer", page)  # (the staged page, unless an exporter changed it)
-    lecturer = _beyond_ascii(shown) | (_beyond_ascii(page) if page != shown else set())
+    lecturer = set().union(*map(_beyond_ascii, {views.get("lecturer", page), page}))  # (one: same)
     lecturer -= slides | student
     sets = (slides, student, lecturer)
     return {tier: "".join(sorted(chars)) for tier, chars in zip(TIERS, sets, strict=True)}
