@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -91,28 +90,24 @@ def _surroundings_key(built: Built) -> str:
     return h.hexdigest()
 
 
-FACE_RULE = re.compile(
-    r'@font-face \{ font-family: "([^"]*)"; font-weight: (\d+); font-style: (\w+);'
-)
 FONTS_CODE = ("fonts.py", "subset.py")  # (beside this module): what makes the subsets
 
 
 def fonts_part(stylesheet: str) -> str:
-    """What of `assets/fonts.css` the layout depends on, the subsets' bytes left out: the
-    stylesheet's own rules, which faces the deck ships, and what made their subsets
-    (deck.publish.fonts, deck.publish.subset and its libraries). A subset's glyphs are the
-    font file's for the characters it holds, so a slide's text lays out the same whatever
-    other characters the subsets hold: a prose edit that brings a new character changes the
-    subsets' bytes, not the other slides. (The font files themselves are the printer key's,
-    deck.publish.printer; the subsets the handout and notes add are inlined in the page the
-    build stages, not in the page the slides show.)"""
+    """What of the deck's fonts the layout depends on, the subsets' bytes left out:
+    `assets/fonts.css` (its rules name each face's subset file, never the characters in it)
+    and what made the subsets (deck.publish.fonts, deck.publish.subset and its libraries). A
+    subset's glyphs are the font file's for the characters it holds, so a slide's text lays
+    out the same whatever other characters the subsets hold: a prose edit that brings a new
+    character changes the subsets' bytes, not the other slides. (The font files themselves
+    are the printer key's, deck.publish.printer; the subsets the handout and notes add are
+    inlined in the page the build stages, not in the page the slides show.)"""
     from deck.publish.subset import version
 
-    own, _, ours = stylesheet.partition(fonts.RULES)
     folder = Path(__file__).parent
     made = [fonts.VERSION, version()]
     made += [hashlib.sha256((folder / f).read_bytes()).hexdigest() for f in FONTS_CODE]
-    return json.dumps([own, sorted(set(FACE_RULE.findall(ours))), made])
+    return json.dumps([stylesheet, made])
 
 
 def slide_keys(built: Built) -> list[str]:
