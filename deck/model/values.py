@@ -3,7 +3,7 @@ slide shows, with the `file:line` it came from and its slide number."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
@@ -90,7 +90,7 @@ class Records:
 
     def to_json(self) -> dict[str, list[dict[str, Any]]]:
         """By kind; widgets only when there are any (as a deck without them always had it)."""
-        data = {kind: [asdict(r) for r in getattr(self, kind)] for kind in KINDS}
+        data = {kind: [_as_dict(r) for r in getattr(self, kind)] for kind in KINDS}
         if not self.widgets:
             del data["widgets"]
         return data
@@ -105,3 +105,18 @@ class Records:
                     raise ValueError(f"a {kind} record has keys {sorted(item)}")
                 getattr(records, kind).append(record_type(**item))
         return records
+
+
+_NAMES: dict[type, tuple[str, ...]] = {
+    kind: tuple(f.name for f in fields(kind)) for kind in KINDS.values()
+}
+
+
+def _as_dict(record: Record) -> dict[str, Any]:
+    """`dataclasses.asdict` of a record, field by field (a deck has hundreds of records and
+    asdict copies each value through its deep-copying walk; a record's only container is a
+    quiz's list of choices, copied here)."""
+    data = {name: getattr(record, name) for name in _NAMES[type(record)]}
+    if isinstance(record, QuizRecord):
+        data["choices"] = list(record.choices)
+    return data

@@ -146,19 +146,21 @@ def _named(family: str, css: str) -> bool:
     return re.search(rf"""(?<![\w-])(['"]?){words}\1(?![\w-])""", css, re.I) is not None
 
 
-def drop_unused_theme_fonts(deck: Path) -> int:
+def drop_unused_theme_fonts(deck: Path, page: str | None = None) -> int:
     """Remove from the staged deck's theme stylesheets each `@font-face` whose family none of
     the deck's own stylesheets (the engine's, the lesson's, the page's `<style>`s) names;
     returns the bytes removed. The stacks of reveal.js and its plugins do not count: deck.css
-    and fonts.css replace them."""
+    and fonts.css replace them. `page`: the staged page's text, when the caller holds it."""
     themes = sorted((deck / "assets" / THEMES).glob("*.css"))
     vendor = {deck / "assets" / dest for dest in NPM_FILES}
     others = [p for p in sorted(deck.rglob("*.css")) if p not in vendor]
     used = "\n".join(FONT_FACE.sub("", p.read_text("utf-8", "replace")) for p in others)
     used = re.sub(r"/\*.*?\*/", "", used, flags=re.S)  # (a comment names nothing)
-    page = deck / "index.html"
-    if page.is_file():
-        used += "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", page.read_text("utf-8"), re.S))
+    index = deck / "index.html"
+    if page is None and index.is_file():
+        page = index.read_text("utf-8")
+    if page is not None:
+        used += "\n".join(re.findall(r"<style\b[^>]*>(.*?)</style>", page, re.S))
     removed = 0
     for path in themes:
         css = path.read_text("utf-8")

@@ -172,13 +172,13 @@ def _beyond_ascii(page: str) -> set[str]:
     return {c for c in found if unicodedata.category(c) not in UNSHOWN}
 
 
-def tiers(folder: Path, views: dict[str, str]) -> dict[str, str]:
+def tiers(folder: Path, views: dict[str, str], page: str | None = None) -> dict[str, str]:
     """The deck's characters in three disjoint sets, by the view (`RenderedDeck.views`) that
     first shows them: the slides (with the scripts and stylesheets), then what the students'
     handout adds, then what the lecturer's notes add. A notes edit that brings a new
     character changes the lecturer's subsets only, so the slides and handout PDFs (printed
     from the slides' and students' views) are kept."""
-    page = (folder / "index.html").read_text("utf-8")
+    page = (folder / "index.html").read_text("utf-8") if page is None else page
     slides = asset_characters(folder) | _beyond_ascii(views.get("slides", page))  # (all ASCII)
     student = _beyond_ascii(views.get("student", page)) - slides
     lecturer = set().union(*map(_beyond_ascii, {views.get("lecturer", page), page}))  # (one: same)
@@ -330,22 +330,22 @@ def subset_store(cache: Path) -> Path:
     return Path(shared) if shared else cache / FOLDER
 
 
-def stage_fonts(folder: Path, cache: Path, views: dict[str, str] | None = None) -> Staged:
+def stage_fonts(
+    folder: Path, cache: Path, views: dict[str, str] | None = None, page: str | None = None
+) -> Staged:
     """Write the subsets into the staged deck `folder` (its page, scripts and stylesheets
     already there), taking them from `cache` when it has them: the slides' into
     `assets/fonts/` with their rules appended to `assets/fonts.css`, what the handout and notes
     add as `data:` URLs in a `<style>` at the end of the page's head. (One subset a face and
     tier: PDF viewers read a change of font in a word as a space, so the ideographs are not
     cut into parts, which would make a new character's subset quicker.)"""
-    t0 = time.perf_counter()
-    sets = tiers(folder, views or {})
+    t0 = time.perf_counter()  # (`page`: the staged page's text, when the caller holds it)
+    page = (folder / "index.html").read_text("utf-8") if page is None else page
+    sets = tiers(folder, views or {}, page)
     store = subset_store(cache)
     target = folder / "assets" / FOLDER
     target.mkdir(parents=True, exist_ok=True)
-    rules = [RULES]
-    inline: list[str] = []
-    written, missing, made = [], [], 0
-    page = (folder / "index.html").read_text("utf-8")
+    rules, inline, written, missing, made = [RULES], [], [], [], 0
     faces = (*FACES, *theme_faces(page))
     located = find_all(faces, store)
     chosen: list[tuple[Face, _Subsets, dict[str, str]]] = []  # (each tier's characters)

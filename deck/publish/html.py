@@ -53,18 +53,21 @@ class HtmlDeck:
             (staging / published).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, staging / published)
         (staging / "index.html").write_text(deck.html, "utf-8")
-        stage_deck_fonts(staging, built.options.cache, deck.views, progress)
+        stage_deck_fonts(staging, built.options.cache, deck.views, progress, deck.html)
         values = json.dumps(deck.values, ensure_ascii=False, indent=1)
         (staging / "values.json").write_text(values + "\n", "utf-8")
         return Exported()
 
 
-def stage_deck_fonts(staging: Path, cache: Path, views: dict[str, str], progress: Progress) -> None:
-    """The deck's font subsets (deck.publish.fonts) and its theme without unused fonts."""
+def stage_deck_fonts(
+    staging: Path, cache: Path, views: dict[str, str], progress: Progress, page: str
+) -> None:
+    """The deck's font subsets (deck.publish.fonts) and its theme without unused fonts;
+    `page` is the staged `index.html`'s text."""
     from deck.publish.fonts import stage_fonts
 
-    drop_unused_theme_fonts(staging)
-    fonts = stage_fonts(staging, cache, views)
+    drop_unused_theme_fonts(staging, page)
+    fonts = stage_fonts(staging, cache, views, page)
     made = f"{fonts.subset} subset now" if fonts.subset else "all cached"
     progress.log(
         f"  fonts   {len(fonts.faces)} faces for {fonts.characters} characters "
