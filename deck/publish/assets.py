@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 from pathlib import Path
 
+from deck.publish.carry import carry, carry_bytes, replace_text
 from deck.theme import (
     DARK_CODE_STYLE,
     DARK_THEMES,
@@ -121,16 +121,23 @@ def pygments_css() -> str:
     return light + "\n" + code_colours(dark, DARK_CODE_STYLE)
 
 
-def copy_assets(target: Path, widgets: tuple[Path, ...] = ()) -> None:
+def copy_assets(
+    target: Path, widgets: tuple[Path, ...] = (), published: Path | None = None
+) -> None:
     """Fill `target` (a deck's assets/ folder) with every asset; `widgets`: the scripts of
-    the lesson's widget kinds."""
+    the lesson's widget kinds. With `published` (the assets/ folder of the deck this build
+    replaces), an asset it holds exactly is linked from there (`deck.publish.carry`)."""
+
+    def old(dest: str) -> Path | None:
+        return published / dest if published is not None else None
+
     for dest, sources in asset_plan(widgets):
         (target / dest).parent.mkdir(parents=True, exist_ok=True)
         if dest in ASSEMBLED:
-            (target / dest).write_bytes(assembled(sources))
+            carry_bytes(assembled(sources), target / dest, old(dest))
         else:
-            shutil.copyfile(sources[0], target / dest)
-    (target / "pygments.css").write_text(pygments_css(), "utf-8")
+            carry(sources[0], target / dest, old(dest))
+    carry_bytes(pygments_css().encode("utf-8"), target / "pygments.css", old("pygments.css"))
 
 
 # The theme's stylesheets (reveal.js's white theme embeds Source Sans Pro, ~556 KB as data:
@@ -172,6 +179,6 @@ def drop_unused_theme_fonts(deck: Path, page: str | None = None) -> int:
 
         kept = FONT_FACE.sub(keep, css)
         if kept != css:
-            path.write_text(kept, "utf-8")
+            replace_text(path, kept)  # (not in place: the staged file may be a link)
             removed += len(css.encode()) - len(kept.encode())
     return removed

@@ -30,6 +30,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from deck.publish.carry import append_text, replace_text
 from deck.publish.fontfind import FACES as FACES
 from deck.publish.fontfind import CodePoints, face_cmap, find_all
 from deck.publish.fontfind import Face as Face
@@ -371,8 +372,7 @@ def stage_fonts(
                 inline.append(font_face(face, f"data:font/woff2;base64,{data}", extra))
                 written.append(f"{face.file} ({tier})")
         made += subsets.made
-    with open(folder / "assets" / STYLESHEET, "a", encoding="utf-8") as css:  # (copied)
-        css.write("".join(rules))
+    append_text(folder / "assets" / STYLESHEET, "".join(rules))  # (copied: it may be a link)
     if inline:
         _inline(folder / "index.html", "".join(inline))
     if made:
@@ -388,7 +388,7 @@ def _inline(page: Path, rules: str) -> None:
     text = page.read_text("utf-8")
     style = f"<style data-speaker-css data-deck-fonts>\n{rules}</style>\n"
     at = text.find("</head>")
-    page.write_text(text[:at] + style + text[at:] if at >= 0 else style + text, "utf-8")
+    replace_text(page, text[:at] + style + text[at:] if at >= 0 else style + text)
 
 
 def _prune(store: Path) -> None:

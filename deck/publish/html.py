@@ -4,13 +4,13 @@ media, and `values.json`; the figures also go to `figures/<lesson>/`."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from deck.errors import DeckError, Diagnostic, Loc
 from deck.options import Options
 from deck.progress import Progress
 from deck.publish.assets import copy_assets, drop_unused_theme_fonts
+from deck.publish.carry import carry
 from deck.publish.exporter import DECK, Built, Exported, file_digest
 from deck.source.contain import project_root
 
@@ -40,18 +40,24 @@ class HtmlDeck:
         deck, staging, figures = built.deck, built.staging[DECK], built.staging["figures"]
         staging.mkdir(parents=True)
         figures.mkdir(parents=True)
-        copy_assets(staging / "assets", tuple(kind.script for kind in built.lesson.widgets))
+        published = built.options.out / built.lesson.name  # (what an unchanged file is linked from)
+        widgets = tuple(kind.script for kind in built.lesson.widgets)
+        copy_assets(staging / "assets", widgets, published / "assets")
         (staging / "figures").mkdir()
         for figure in deck.figures:
-            shutil.copyfile(figure, staging / "figures" / figure.name)
-            shutil.copyfile(figure, figures / figure.name)
+            carry(figure, staging / "figures" / figure.name, published / "figures" / figure.name)
+            carry(
+                figure,
+                figures / figure.name,
+                built.options.figures / built.lesson.name / figure.name,
+            )
         folder = project_root(built.lesson.path)  # (a Quarto project's files are the deck's)
-        for published, source in deck.media:  # images and stylesheets the slides name
+        for name, source in deck.media:  # images and stylesheets the slides name
             if folder not in source.resolve().parents:  # (deck.source.contain says where)
-                message = f"`{published}` would come from {source}, {OUT}"
+                message = f"`{name}` would come from {source}, {OUT}"
                 raise DeckError([Diagnostic(Loc(str(built.lesson.path), 1), "media", message)])
-            (staging / published).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, staging / published)
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            carry(source, staging / name, published / name)
         (staging / "index.html").write_text(deck.html, "utf-8")
         stage_deck_fonts(staging, built.options.cache, deck.views, progress, deck.html)
         values = json.dumps(deck.values, ensure_ascii=False, indent=1)

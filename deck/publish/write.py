@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from deck.model.outputs import OUTPUTS
 from deck.options import Options, Published
 from deck.progress import Progress
+from deck.publish.carry import link
 from deck.publish.exporter import DECK, Built, Exported, Exporter
 from deck.publish.journal import Target, new_build_id, publish
 from deck.publish.places import output_places
@@ -152,7 +153,8 @@ def keep_unchanged(
         same = before.get("inputs", {}).get(name) == made[name] and old.is_file()
         if same and before.get("digests", {}).get(name) == exporter.digest(old):
             (built.staging[DECK] / name).parent.mkdir(parents=True, exist_ok=True)  # (code/…)
-            shutil.copyfile(old, built.staging[DECK] / name)
+            if not link(old, built.staging[DECK] / name):  # (its bytes just found the same)
+                shutil.copyfile(old, built.staging[DECK] / name)
             kept.append(name)
             record["inputs"][name] = made[name]
             record["digests"][name] = before["digests"][name]
