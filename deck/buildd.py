@@ -18,7 +18,10 @@ service answers only while its key holds: the engine's files (every file of `dec
 `build.py`, by content), the Python running it, its `PYTHON…` variables and the installed
 packages (each site folder's listing): a request finding another key ends it, and that build
 runs in its own process. It ends after `$DECK_BUILDD_IDLE` seconds without a request (1,800:
-an author's pause between two edits; it holds about 40 MB) and when its socket file is gone.
+an author's pause between two edits; it holds about 40 MB, and 8 MB more for what the main
+lesson's builds made) and when its socket file is gone.
+After it has said its exit status, a fork hands back what it parsed, read from the section
+cache and rendered (deck/warm.py), for the service's next forks to take.
 `$DECK_BUILDD=0` turns it off; `--serve` and a Python started with `-X`, `-W` or `-O` never use
 it (they ask for a process of their own).
 
@@ -35,6 +38,7 @@ import hashlib
 import io
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -42,7 +46,7 @@ import threading
 import time
 from pathlib import Path
 
-from deck import buildclient
+from deck import buildclient, warm
 from deck.localsocket import same_user
 
 ENGINE = Path(buildclient.ENGINE)
@@ -176,22 +180,29 @@ def serve() -> int:
     inode = os.lstat(path).st_ino
     listener.listen(16)
     say(f"listening on {path} (ends after {idle:g} s idle)")
+    backs: dict[int, bytearray] = {}  # (each build's pipe handing back what it made)
+    listener.settimeout(0.5)  # (accepted when select says so: a connection gone is no hang)
     try:
         until = time.monotonic() + idle
         while time.monotonic() < until:
             with contextlib.suppress(ChildProcessError):
                 while os.waitpid(-1, os.WNOHANG)[0]:
                     pass
-            listener.settimeout(max(0.01, min(LOOK, until - time.monotonic())))
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                if _gone(path, inode):
+            wait = max(0.01, min(LOOK, until - time.monotonic()))
+            ready, _, _ = select.select([listener.fileno(), *backs], [], [], wait)
+            for fd in (fd for fd in ready if fd in backs):
+                _take_back(fd, backs)
+            if listener.fileno() not in ready:
+                if not ready and _gone(path, inode):
                     say("its socket file is gone: ending")
                     return 0
                 continue
+            try:
+                conn, _ = listener.accept()
+            except (BlockingIOError, TimeoutError):
+                continue
             until = time.monotonic() + idle
-            if not _take(conn, listener, key):
+            if not _take(conn, listener, key, backs):
                 say("a request for another key (the engine or Python changed): ending")
                 return 0
         say("idle: ending")
@@ -201,6 +212,23 @@ def serve() -> int:
         with contextlib.suppress(OSError):
             if os.lstat(path).st_ino == inode:
                 os.unlink(path)
+
+
+def _take_back(fd: int, backs: dict[int, bytearray]) -> None:
+    """Read what a build hands back; once it has all been said, keep it (deck.warm)."""
+    try:
+        chunk = os.read(fd, 1 << 20)
+    except BlockingIOError:
+        return
+    except OSError:
+        chunk = b""
+    if chunk:
+        backs[fd] += chunk
+        return
+    os.close(fd)
+    data = bytes(backs.pop(fd))
+    if data:
+        say(f"kept {warm.take_back(data)} things a build made ({len(data):,} bytes)")
 
 
 def warm_up() -> None:
@@ -227,8 +255,11 @@ def _gone(path: str, inode: int) -> bool:
         return True
 
 
-def _take(conn: socket.socket, listener: socket.socket, key: str) -> bool:
-    """Forks the build one request asks for; False when it is for another key."""
+def _take(
+    conn: socket.socket, listener: socket.socket, key: str, backs: dict[int, bytearray]
+) -> bool:
+    """Forks the build one request asks for; False when it is for another key. `backs`: the
+    pipes on which earlier builds hand back what they made, this one's added."""
     fds: list[int] = []
     try:
         conn.settimeout(10)
@@ -246,10 +277,17 @@ def _take(conn: socket.socket, listener: socket.socket, key: str) -> bool:
         if len(fds) != 3 or service_key(request["env"]) != key:
             conn.sendall(b'{"ok": false, "error": "stale"}\n')
             return len(fds) != 3
+        back, handing = os.pipe()  # (what the build made, handed back: deck.warm)
         pid = os.fork()
         if pid == 0:
             listener.close()
-            _build(conn, request, fds)  # (never returns)
+            os.close(back)
+            for fd in backs:
+                os.close(fd)
+            _build(conn, request, fds, handing)  # (never returns)
+        os.close(handing)
+        os.set_blocking(back, False)
+        backs[back] = bytearray()
         say(f"build {pid}: {' '.join(request['argv'][1:])}")
         return True
     except (OSError, ValueError, KeyError, TypeError, SyntaxError, RecursionError) as exc:
@@ -261,11 +299,13 @@ def _take(conn: socket.socket, listener: socket.socket, key: str) -> bool:
         conn.close()
 
 
-def _build(conn: socket.socket, request: dict, fds: list[int]) -> None:
+def _build(conn: socket.socket, request: dict, fds: list[int], handing: int) -> None:
     """In the fork: the build as `build.py` runs it, with the author's descriptors, folder and
-    environment; its exit status said on the socket."""
+    environment; its exit status said on the socket, then what it made handed back to the
+    service on `handing` (deck.warm)."""
     code = 1
     done = threading.Event()
+    warm.began_fork()
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -305,6 +345,10 @@ def _build(conn: socket.socket, request: dict, fds: list[int]) -> None:
         done.set()
         with contextlib.suppress(OSError):
             conn.sendall(f"exit {code}\n".encode())
+        with contextlib.suppress(Exception):
+            conn.close()  # (build.py is done: what follows is the service's alone)
+            with os.fdopen(handing, "wb") as back:
+                back.write(warm.handed())
         os._exit(code)
 
 

@@ -243,3 +243,55 @@ def test_the_key_follows_every_engine_file_even_rewritten_with_its_old_size_and_
     (engine / "sub" / "c.py").write_text("")
     assert buildd.service_key(env) not in (first, second)
     assert buildd.service_key({**env, "PYTHONHASHSEED": "1"}) != buildd.service_key(env)
+
+
+def kept(env: dict[str, str]) -> list[int]:
+    """How many things each build handed back to the service (deck.warm), as its log says."""
+    text = (Path(env["DECK_BUILDD_SOCKET"]).parent / "service.log").read_text()
+    return [
+        int(line.split("] kept ")[1].split()[0]) for line in text.splitlines() if "] kept " in line
+    ]
+
+
+def wait_kept(env: dict[str, str], count: int) -> list[int]:
+    until = time.monotonic() + 30
+    while len(kept(env)) < count and time.monotonic() < until:
+        time.sleep(0.05)
+    return kept(env)
+
+
+def test_a_fork_takes_what_earlier_builds_made_for_the_same_input_alone(
+    tmp_path: Path, service: dict[str, str]
+) -> None:
+    folder = write_lesson(
+        tmp_path,
+        {
+            "01-a.md": "## 一\n\n```{python}\nx = 6 * 7\n```\n\n答案是 `{python} x`。\n",
+            "02-b.md": "## 二\n\n{{< include part.md >}}\n",
+            "part.md": "包含的第一版。\n",
+        },
+    )
+    first = build(tmp_path, service, "cat", "--no-pdf")
+    assert first.returncode == 0, first.stderr
+    # each section's render; the parse of 01-a.md alone (02-b.md has a shortcode)
+    assert wait_kept(service, 1) == [3]
+    page = tmp_path / "dist" / "cat" / "index.html"
+    (folder / "01-a.md").write_text(
+        "## 一\n\n```{python}\nx = 6 * 7\n```\n\n答案仍是 `{python} x`。\n"
+    )
+    second = build(tmp_path, service, "cat", "--no-pdf")
+    assert second.returncode == 0, second.stderr
+    assert "答案仍是" in page.read_text("utf-8")
+    # the edited file's parse and render, and each section's cache entry, read once
+    assert wait_kept(service, 2)[1] == 4
+    (folder / "part.md").write_text("包含的第二版。\n")
+    third = build(tmp_path, service, "cat", "--no-pdf")
+    assert third.returncode == 0, third.stderr
+    assert "包含的第二版" in page.read_text("utf-8")  # (the included file is read again)
+    assert wait_kept(service, 3)[2] == 1  # 02-b.md's render: the rest taken as kept
+    assert len(forks(service)) == 3
+    own = build(
+        tmp_path, {**service, "DECK_BUILDD": "0"}, "cat", "--no-pdf", "--force", "--out", "own"
+    )
+    assert own.returncode == 0, own.stderr
+    assert (tmp_path / "own" / "cat" / "index.html").read_bytes() == page.read_bytes()

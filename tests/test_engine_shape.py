@@ -44,7 +44,8 @@ def test_each_static_script_is_small() -> None:
 # resolution and per-output handlers over the protocols in `deck.blocks.base`/`context`.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "theme", "strings", "progress", "host", "interpreter", "widgetdata", "localsocket")
-    + ("jobs",),  # (a cell's calls side by side: the standard library only, shipped to notebooks)
+    + ("jobs",)  # (a cell's calls side by side: the standard library only, shipped to notebooks)
+    + ("warm",),  # (what builds keep between them: the standard library only)
     ("buildclient",),  # the build's side of the warm build service: what build.py imports first
     ("model",),
     ("options", "store"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import deck.warm as warm
 from deck.errors import Diagnostic
 from deck.model import Lesson, Loc, Records, Section, SectionResult
 from deck.model.document import QuizOrder
@@ -36,6 +37,7 @@ RENDER_CODE = (
     "host.py",
     "interpreter.py",
     "widgetdata.py",
+    "warm.py",
 )
 
 
@@ -207,17 +209,25 @@ class RenderStore:
         return h.hexdigest()
 
     def load(self, section: Section, key: str) -> SectionRender | None:
+        """The slides rendered for `key`: kept from an earlier build of this process or the
+        warm service's (deck.warm: the key is all they are made from), else from the file."""
+        kept = warm.get("render", key)
+        if kept is not None:
+            return kept
         try:
             data = json.loads((self.folder / f"{section.name}.json").read_text("utf-8"))
             if data["key"] != key:
                 return None
-            return SectionRender.from_json(data["render"])
+            render = SectionRender.from_json(data["render"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
+        warm.put("render", key, render)
+        return render
 
     def save(self, section: Section, key: str, render: SectionRender) -> None:
         data = json.dumps({"key": key, "render": render.to_json()}, ensure_ascii=False)
         write_atomic(self.folder / f"{section.name}.json", data.encode("utf-8"))
+        warm.put("render", key, render)
 
     def prune(self, lesson: Lesson) -> None:
         names = {f"{s.name}.json" for s in lesson.sections}

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+import deck.warm as warm
 from deck.blocks.quiz import plan_answer_slots
 from deck.errors import DeckError, Diagnostic
 from deck.model import Cell, Lesson, LessonConfig, Loc, Section, SectionSettings
@@ -90,6 +91,22 @@ def with_setup(
     return started
 
 
+def _parsed(
+    path: Path, rel: str, text: str, dialect: Dialect, context: Context, included: list[Path]
+) -> tuple[Section, list[Diagnostic]]:
+    """`parse_section`, or the same file's parse kept from an earlier build (deck.warm): a
+    file without shortcodes, whose parse is its text's, its names' and the dialect's alone."""
+    if "{{<" in text:  # (what a shortcode reads is more than the file: parsed each time)
+        return parse_section(path, rel, text, dialect, context, included)
+    at = warm.key(str(path), rel, text, repr(dialect))
+    kept = warm.get("section", at)
+    if kept is None:
+        kept = parse_section(path, rel, text, dialect, context, included)
+        warm.put("section", at, kept)
+    section, problems = kept
+    return section, list(problems)
+
+
 def load_lesson(folder: Path) -> Lesson:
     """Read `lesson.yml` and every `NN-*.md` section in name order; raise with all problems."""
     diagnostics: list[Diagnostic] = []
@@ -129,9 +146,7 @@ def load_lesson(folder: Path) -> Lesson:
         if isinstance(text, Diagnostic):
             diagnostics.append(text)
             continue
-        section, problems = parse_section(
-            path, display_path(path), text, dialect, context, included
-        )
+        section, problems = _parsed(path, display_path(path), text, dialect, context, included)
         settings = SectionSettings(
             config.lang,
             incremental=config.slides.incremental,

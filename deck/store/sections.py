@@ -29,10 +29,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import deck.warm as warm
 from deck.model import Dependency, Lesson, Section, SectionResult
 from deck.store.files import digest, write_atomic
 from deck.store.inputs import DAMAGED, check
 
+# an entry as read: its result, its figures, the fingerprint and kernels it was made with
+Read = tuple[SectionResult, tuple[Dependency, ...], Any, Any]
 SCHEMA = 3
 # section name -> the SHA-256 of its entry file's bytes when they were written or found whole
 # (no `.json`: the no-change check reads every `*.json` here as an entry)
@@ -157,29 +160,19 @@ class Store:
             return None, "new"
         except OSError as exc:
             return None, f"{DAMAGED}: {exc.strerror or exc}"
-        try:
-            data = json.loads(raw.decode("utf-8", "surrogatepass"))
-        except ValueError:
-            return None, f"{DAMAGED}: not valid JSON"
-        if not isinstance(data, dict) or "entry" not in data:
-            return None, f"{DAMAGED}: not a cache entry"
-        if data.get("schema") != SCHEMA:
-            return None, "cache format changed"
-        entry = data["entry"]
         as_read = hashlib.sha256(raw).hexdigest()
-        if self._verified().get(section.name) != as_read:
-            if _checksum(entry) != data.get("checksum"):
-                return None, f"{DAMAGED}: checksum mismatch"
-            self._remember(section.name, as_read)
-        try:
-            result = SectionResult.from_json(entry["result"], str(self.figure_dir(key)))
-            figures = [Dependency.from_json(d) for d in entry["figures"]]
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            return None, f"{DAMAGED}: unreadable ({type(exc).__name__})"
+        at = warm.key(as_read, str(self.figure_dir(key)))  # (an entry read whole before)
+        read = warm.get("entry", at)
+        if read is None:
+            read = self._read(section, raw, as_read, key)
+            if isinstance(read, str):
+                return None, read
+            warm.put("entry", at, read)
+        result, figures, fingerprint, kernels = read
         self._seconds[section.name] = result.seconds
         if result.key != key:
-            if self.fingerprint and entry.get("fingerprint") not in (None, self.fingerprint):
-                changed = _kernels_changed(entry.get("kernels"))
+            if self.fingerprint and fingerprint not in (None, self.fingerprint):
+                changed = _kernels_changed(kernels)
                 return None, changed or "lesson modules or settings changed"
             return None, "code changed"
         refreshed = False
@@ -201,6 +194,29 @@ class Store:
             self._write(section, result)
         self._held.add(id(result))
         return result, ""
+
+    def _read(self, section: Section, raw: bytes, as_read: str, key: str) -> Read | str:
+        """The entry in `raw` (its result, its figures, the fingerprint and kernels it was
+        made with), or why it cannot be used."""
+        try:
+            data = json.loads(raw.decode("utf-8", "surrogatepass"))
+        except ValueError:
+            return f"{DAMAGED}: not valid JSON"
+        if not isinstance(data, dict) or "entry" not in data:
+            return f"{DAMAGED}: not a cache entry"
+        if data.get("schema") != SCHEMA:
+            return "cache format changed"
+        entry = data["entry"]
+        if self._verified().get(section.name) != as_read:
+            if _checksum(entry) != data.get("checksum"):
+                return f"{DAMAGED}: checksum mismatch"
+            self._remember(section.name, as_read)
+        try:
+            result = SectionResult.from_json(entry["result"], str(self.figure_dir(key)))
+            figures = tuple(Dependency.from_json(d) for d in entry["figures"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            return f"{DAMAGED}: unreadable ({type(exc).__name__})"
+        return result, figures, entry.get("fingerprint"), entry.get("kernels")
 
     def still_holds(self, result: SectionResult) -> str:
         """ "" when what `result` read is as it was when it was recorded (what cannot be known

@@ -53,10 +53,12 @@ def run_cli(root: Path, *args: str) -> Ran:
     Cells still run in worker processes. Never with PDFs while a Playwright session is open
     in this thread (PDF printing runs its own asyncio loop): use `run_build` for those."""
     assert "--serve" not in args, "serve in a real process (tests/preview)"
+    from deck import warm
     from deck.cli import main
     from deck.execute import deps
 
     deps._OWNERS.clear()  # a new process reads site-packages afresh
+    warm.forget()  # (and keeps nothing an earlier build made: deck.warm)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:

@@ -61,6 +61,7 @@ def build_report(root: Path, lesson: str, **options: Any) -> dict[str, Any]:
     Returns the `BuildReport` fields (`executed`, `reasons`, `ran`, `cached`, …) or, for a
     failed build, `ok: False` and `errors`; plus the `log` lines.
     """
+    from deck import warm
     from deck.errors import DeckError
     from deck.execute import deps
     from deck.options import Options
@@ -68,6 +69,7 @@ def build_report(root: Path, lesson: str, **options: Any) -> dict[str, Any]:
     from deck.progress import LogOnly
 
     deps._OWNERS.clear()  # a new process reads site-packages afresh
+    warm.forget()  # (and keeps nothing an earlier build made: deck.warm)
     paths = {"content", "out", "figures", "cache"}
     args = settings(root, options)
     log: list[str] = []
