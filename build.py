@@ -53,4 +53,7 @@ if __name__ == "__main__":
         code = main()
         if not started:
             buildclient.start()
+        from deck import warm
+
+        buildclient.hand_over(warm.handed())  # (what it parsed and rendered, for the next)
     sys.exit(code)

@@ -95,6 +95,25 @@ def run(argv: list[str]) -> int | None:
     return _wait(sock)
 
 
+def hand_over(made: bytes) -> None:
+    """Gives the service what this build, run in its own process, made (`deck.warm.handed`):
+    its forks take it, so the build after a cold one parses and renders only what changed.
+    The service takes it only for its own key. Nothing when none answers."""
+    if not made or not enabled(sys.argv[1:]):
+        return
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_WAIT)
+        sock.connect(os.fsencode(socket_path()))
+        if same_user(sock):
+            request = {"op": "keep", "env": dict(os.environ), "size": len(made)}
+            sock.sendall(repr(request).encode("utf-8", "surrogateescape") + b"\n" + made)
+    except (OSError, ValueError):
+        pass
+    finally:
+        sock.close()
+
+
 def _make_way(path: str) -> None:
     """Removes the socket file of a service that does not answer: one that ended without
     removing it (killed), or one of an older engine that cannot read this request and would

@@ -21,7 +21,8 @@ runs in its own process. It ends after `$DECK_BUILDD_IDLE` seconds without a req
 an author's pause between two edits; it holds about 40 MB, and 8 MB more for what the main
 lesson's builds made) and when its socket file is gone.
 After it has said its exit status, a fork hands back what it parsed, read from the section
-cache and rendered (deck/warm.py), for the service's next forks to take.
+cache and rendered (deck/warm.py), for the service's next forks to take; a build that ran
+itself hands the same over before it exits (`buildclient.hand_over`).
 `$DECK_BUILDD=0` turns it off; `--serve` and a Python started with `-X`, `-W` or `-O` never use
 it (they ask for a process of their own).
 
@@ -191,7 +192,9 @@ def serve() -> int:
             wait = max(0.01, min(LOOK, until - time.monotonic()))
             ready, _, _ = select.select([listener.fileno(), *backs], [], [], wait)
             for fd in (fd for fd in ready if fd in backs):
-                _take_back(fd, backs)
+                if (count := warm.read_back(fd, backs[fd])) is not None:
+                    del backs[fd]
+                    say(f"kept {count} things a build made")
             if listener.fileno() not in ready:
                 if not ready and _gone(path, inode):
                     say("its socket file is gone: ending")
@@ -212,23 +215,6 @@ def serve() -> int:
         with contextlib.suppress(OSError):
             if os.lstat(path).st_ino == inode:
                 os.unlink(path)
-
-
-def _take_back(fd: int, backs: dict[int, bytearray]) -> None:
-    """Read what a build hands back; once it has all been said, keep it (deck.warm)."""
-    try:
-        chunk = os.read(fd, 1 << 20)
-    except BlockingIOError:
-        return
-    except OSError:
-        chunk = b""
-    if chunk:
-        backs[fd] += chunk
-        return
-    os.close(fd)
-    data = bytes(backs.pop(fd))
-    if data:
-        say(f"kept {warm.take_back(data)} things a build made ({len(data):,} bytes)")
 
 
 def warm_up() -> None:
@@ -266,14 +252,20 @@ def _take(
         if not same_user(conn):
             return True
         data, fds, _, _ = socket.recv_fds(conn, MAX_LINE, 3)
-        while not data.endswith(b"\n") and len(data) < MAX_LINE:
+        while b"\n" not in data and len(data) < MAX_LINE:
             more = conn.recv(65536)
             if not more:
                 return True
             data += more
-        request = ast.literal_eval(data.decode("utf-8", "surrogateescape"))
+        line, _, rest = data.partition(b"\n")
+        request = ast.literal_eval(line.decode("utf-8", "surrogateescape"))
         if not isinstance(request, dict):
             raise ValueError("not a request")
+        if request.get("op") == "keep":  # (what a build in its own process made)
+            if service_key(request["env"]) == key:
+                count = warm.receive(conn, rest, int(request["size"]))
+                say(f"kept {count} things a build made (handed over)")
+            return True
         if len(fds) != 3 or service_key(request["env"]) != key:
             conn.sendall(b'{"ok": false, "error": "stale"}\n')
             return len(fds) != 3

@@ -13,7 +13,9 @@ a prose edit then parses, reads and renders only the section it changed.
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
+import socket
 from typing import Any
 
 KEEP = 64  # entries of each kind (a few lessons' sections)
@@ -61,7 +63,9 @@ def forget() -> None:
 
 def handed() -> bytes:
     """What this process made since it started (or was forked), and the keys of what it
-    took, for `take_back`."""
+    took, for `take_back`; b"" when nothing."""
+    if not _new and not _used:
+        return b""
     try:
         return pickle.dumps((_new, _used), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - one that cannot be pickled is left out, not the rest
@@ -105,3 +109,31 @@ def began_fork() -> None:
     """In a fork: what it makes and takes from now on is what it hands back."""
     _new.clear()
     _used.clear()
+
+
+def read_back(fd: int, received: bytearray) -> int | None:
+    """Read what a fork hands back on its pipe `fd` (not blocking) into `received`; at the
+    end, close `fd`, keep it and say how many things; None while more is to come."""
+    try:
+        chunk = os.read(fd, 1 << 20)
+    except BlockingIOError:
+        return None
+    except OSError:
+        chunk = b""
+    if chunk:
+        received += chunk
+        return None
+    os.close(fd)
+    return take_back(bytes(received)) if received else 0
+
+
+def receive(conn: socket.socket, start: bytes, size: int) -> int:
+    """Keep the `size` bytes a build in its own process hands over on `conn` (`start`: those
+    read already); how many things (0 when it was cut short)."""
+    received = bytearray(start)
+    while len(received) < size:
+        chunk = conn.recv(min(1 << 20, size - len(received)))
+        if not chunk:
+            return 0
+        received += chunk
+    return take_back(bytes(received))

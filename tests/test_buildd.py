@@ -273,8 +273,9 @@ def test_a_fork_takes_what_earlier_builds_made_for_the_same_input_alone(
     )
     first = build(tmp_path, service, "cat", "--no-pdf")
     assert first.returncode == 0, first.stderr
-    # each section's render; the parse of 01-a.md alone (02-b.md has a shortcode)
-    assert wait_kept(service, 1) == [3]
+    # each section's cache entry and render; the parse of 01-a.md alone (02-b.md has a
+    # shortcode)
+    assert wait_kept(service, 1) == [5]
     page = tmp_path / "dist" / "cat" / "index.html"
     (folder / "01-a.md").write_text(
         "## 一\n\n```{python}\nx = 6 * 7\n```\n\n答案仍是 `{python} x`。\n"
@@ -282,8 +283,7 @@ def test_a_fork_takes_what_earlier_builds_made_for_the_same_input_alone(
     second = build(tmp_path, service, "cat", "--no-pdf")
     assert second.returncode == 0, second.stderr
     assert "答案仍是" in page.read_text("utf-8")
-    # the edited file's parse and render, and each section's cache entry, read once
-    assert wait_kept(service, 2)[1] == 4
+    assert wait_kept(service, 2)[1] == 2  # the edited file's parse and render: the rest taken
     (folder / "part.md").write_text("包含的第二版。\n")
     third = build(tmp_path, service, "cat", "--no-pdf")
     assert third.returncode == 0, third.stderr
@@ -295,3 +295,34 @@ def test_a_fork_takes_what_earlier_builds_made_for_the_same_input_alone(
     )
     assert own.returncode == 0, own.stderr
     assert (tmp_path / "own" / "cat" / "index.html").read_bytes() == page.read_bytes()
+
+
+def test_a_build_that_ran_itself_hands_what_it_made_to_the_service(tmp_path: Path) -> None:
+    cell = "## 慢\n\n```{python}\nimport time\ntime.sleep(1.5)\nx = 1\n```\n\n值 `{python} x`。\n"
+    folder = write_lesson(tmp_path, {"01-a.md": cell})
+    (tmp_path / "s").mkdir()
+    path = tmp_path / "s" / "buildd.sock"
+    env = dict(os.environ, DECK_BUILDD="1", DECK_BUILDD_IDLE="30", DECK_BUILDD_SOCKET=str(path))
+    log = tmp_path / "s" / "buildd.log"
+
+    def kept_lines() -> list[str]:
+        until = time.monotonic() + 30
+        while "] kept " not in log.read_text() and time.monotonic() < until:
+            time.sleep(0.05)
+        return [line for line in log.read_text().splitlines() if "] kept " in line]
+
+    try:
+        first = build(tmp_path, env, "cat", "--no-pdf")  # (none answers: it runs itself)
+        assert first.returncode == 0, first.stderr
+        (handed,) = kept_lines()
+        assert "kept 3 things" in handed and "handed over" in handed  # parse, entry, render
+        (folder / "01-a.md").write_text(cell + "\n一段新话。\n", "utf-8")
+        second = build(tmp_path, env, "cat", "--no-pdf")
+        assert second.returncode == 0, second.stderr
+        assert "一段新话" in (tmp_path / "dist" / "cat" / "index.html").read_text("utf-8")
+        until = time.monotonic() + 30
+        while len(kept_lines()) < 2 and time.monotonic() < until:
+            time.sleep(0.05)
+        assert "kept 2 things" in kept_lines()[1]  # (the new parse and render: the entry taken)
+    finally:
+        path.unlink(missing_ok=True)  # (the service ends when its socket file is gone)

@@ -276,7 +276,13 @@ class Store:
         data = {"schema": SCHEMA, "checksum": _checksum(entry), "entry": entry}
         raw = json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8", "surrogatepass")
         write_atomic(self.dir / f"{section.name}.json", raw)
-        self._remember(section.name, hashlib.sha256(raw).hexdigest())
+        whole = hashlib.sha256(raw).hexdigest()
+        self._remember(section.name, whole)
+        # as the next build's lookup reads it (deck.warm): a prose edit after a build that ran
+        # the section reads no entry
+        read = self._read(section, raw, whole, result.key)
+        if not isinstance(read, str):
+            warm.put("entry", warm.key(whole, str(self.figure_dir(result.key))), read)
 
     def _verified(self) -> dict[str, str]:
         """The entries whose bytes are known whole (`VERIFIED`): {} when it cannot be read."""
