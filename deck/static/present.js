@@ -298,8 +298,14 @@
     } catch (e) {
       return;
     }
+    var fresh = speakerWindow !== win;
     speakerWindow = win;
-    if (doc.getElementById("deck-speaker-style")) return;
+    // Dressed already (this page reloaded): its parts are filled now when reveal was ready
+    // before the window's first heartbeat came, which the "ready" event can no longer do.
+    if (doc.getElementById("deck-speaker-style")) {
+      if (fresh) refreshSpeaker();
+      return;
+    }
     win.addEventListener("keydown", function (event) {
       if (!pauseKey(event)) return;
       event.preventDefault();

@@ -342,3 +342,30 @@ def test_an_english_deck_pauses_and_polls_in_english(context, tmp_path):
         "document.querySelector('.pause-overlay .resume-button').innerText.trim() !== ''"
     )
     assert resume.inner_text() == "Resume presentation"
+
+
+def test_a_reloaded_projector_fills_the_open_speaker_view_when_the_heartbeat_comes_after_ready(
+    context, served
+):
+    """The other order: the speaker window says nothing until the reloaded deck is ready (its
+    scripts paused), so its first heartbeat reaches a page whose "ready" has passed."""
+    deck = context.new_page()
+    deck.set_default_timeout(10_000)
+    address, _ = served
+    deck.goto(address)
+    deck.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    go(deck, TWO)
+    speaker, _, _ = open_speaker_view(context, deck)
+    speaker.wait_for_function("!document.querySelector('.deck-speaker-values').hidden")
+    speaker.evaluate(
+        "() => { const box = document.querySelector('.deck-speaker-values'); "
+        "box.querySelector('ul').textContent = ''; box.hidden = true; }"
+    )
+    cdp = context.new_cdp_session(speaker)
+    cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
+    deck.reload()
+    deck.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
+    cdp.send("Emulation.setScriptExecutionDisabled", {"value": False})
+    speaker.wait_for_function(
+        "document.querySelector('.deck-speaker-values .deck-value-text')?.textContent === '45'"
+    )
