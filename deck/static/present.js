@@ -298,12 +298,12 @@
     } catch (e) {
       return;
     }
-    var fresh = speakerWindow !== win;
+    var first = speakerWindow === null;
     speakerWindow = win;
-    // Dressed already (this page reloaded): its parts are filled now when reveal was ready
-    // before the window's first heartbeat came, which the "ready" event can no longer do.
+    // Dressed already (this page reloaded): its parts are filled at the first message when
+    // reveal was ready before it came, which the "ready" event could not do.
     if (doc.getElementById("deck-speaker-style")) {
-      if (fresh) refreshSpeaker();
+      if (first) refreshSpeaker();
       return;
     }
     win.addEventListener("keydown", function (event) {
