@@ -181,12 +181,9 @@ def served(built: Built) -> Iterator[tuple[str, threading.Event]]:
     server.server_close()
 
 
-def test_a_reloaded_projector_fills_the_open_speaker_view_once_reveal_is_ready(context, served):
-    errors: list[str] = []
-    deck = context.new_page()
-    deck.set_default_timeout(10_000)
-    deck.on("pageerror", lambda exc: errors.append(str(exc)))
-    address, slow = served
+def speaker_values_emptied(context: BrowserContext, deck: Page, address: str) -> Page:
+    """The deck at `address` on slide TWO, its speaker view open with the values box filled,
+    then emptied and hidden (a reloaded deck must fill it again)."""
     deck.goto(address)
     deck.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
     go(deck, TWO)
@@ -196,6 +193,16 @@ def test_a_reloaded_projector_fills_the_open_speaker_view_once_reveal_is_ready(c
         "() => { const box = document.querySelector('.deck-speaker-values'); "
         "box.querySelector('ul').textContent = ''; box.hidden = true; }"
     )
+    return speaker
+
+
+def test_a_reloaded_projector_fills_the_open_speaker_view_once_reveal_is_ready(context, served):
+    errors: list[str] = []
+    deck = context.new_page()
+    deck.set_default_timeout(10_000)
+    deck.on("pageerror", lambda exc: errors.append(str(exc)))
+    address, slow = served
+    speaker = speaker_values_emptied(context, deck, address)
     slow.set()
     deck.reload()  # the live preview does this when more than a slide changed
     deck.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
@@ -351,16 +358,7 @@ def test_a_reloaded_projector_fills_the_open_speaker_view_when_the_heartbeat_com
     scripts paused), so its first heartbeat reaches a page whose "ready" has passed."""
     deck = context.new_page()
     deck.set_default_timeout(10_000)
-    address, _ = served
-    deck.goto(address)
-    deck.wait_for_function("document.documentElement.dataset.deckReady === 'true'")
-    go(deck, TWO)
-    speaker, _, _ = open_speaker_view(context, deck)
-    speaker.wait_for_function("!document.querySelector('.deck-speaker-values').hidden")
-    speaker.evaluate(
-        "() => { const box = document.querySelector('.deck-speaker-values'); "
-        "box.querySelector('ul').textContent = ''; box.hidden = true; }"
-    )
+    speaker = speaker_values_emptied(context, deck, served[0])
     cdp = context.new_cdp_session(speaker)
     cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
     deck.reload()
