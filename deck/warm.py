@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
-import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import socket
+
+# (pickle is imported when something is handed over: a no-change build, which looks up
+# nothing, never loads it)
 
 KEEP = 64  # entries of each kind (a few lessons' sections)
 
@@ -64,6 +68,8 @@ def forget() -> None:
 def handed() -> bytes:
     """What this process made since it started (or was forked), and the keys of what it
     took, for `take_back`; b"" when nothing."""
+    import pickle
+
     if not _new and not _used:
         return b""
     try:
@@ -76,6 +82,8 @@ def handed() -> bytes:
 
 
 def _picklable(value: Any) -> bool:
+    import pickle
+
     try:
         pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         return True
@@ -84,6 +92,8 @@ def _picklable(value: Any) -> bool:
 
 
 def take_back(data: bytes) -> int:
+    import pickle
+
     """Keep what a build handed back (`handed`, from a fork of this process); returns how many
     entries. Data that cannot be read is dropped whole."""
     try:
